@@ -1,0 +1,13 @@
+/**
+ * The migrations, in the order they apply. Forward-only: a migration that has landed is never
+ * edited; a change to the schema is a new file appended here.
+ */
+import type { Kysely } from 'kysely';
+import * as core from './0001_core.js';
+
+export interface Migration {
+  name: string;
+  up(db: Kysely<any>): Promise<void>;
+}
+
+export const migrations: Migration[] = [{ name: '0001_core', up: core.up }];

@@ -1,0 +1,30 @@
+/**
+ * What a command runs with: the validated configuration and an open, migrated database.
+ */
+import type { Config } from './config.js';
+import { migrate, openDatabase, type DatabaseHandle } from './db/index.js';
+import { logger } from './log.js';
+
+export interface App {
+  config: Config;
+  database: DatabaseHandle;
+  close(): Promise<void>;
+}
+
+/** Opens the database and applies pending migrations (every command migrates first). */
+export async function openApp(config: Config): Promise<App> {
+  const database = await openDatabase({
+    databaseUrl: config.databaseUrl,
+    embeddedDbDir: config.embeddedDbDir,
+    schema: config.schema,
+    poolSize: config.dbPoolSize,
+  });
+  try {
+    const applied = await migrate(database.db, config.schema);
+    if (applied.length > 0) logger.info({ migrations: applied, schema: config.schema }, 'applied migrations');
+  } catch (error) {
+    await database.close();
+    throw error;
+  }
+  return { config, database, close: () => database.close() };
+}

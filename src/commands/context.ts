@@ -1,0 +1,57 @@
+/**
+ * The glue between commander and the program: every command action runs through `action`, which
+ * loads the configuration, opens the app when the command needs the database, and turns expected
+ * failures into one line on stderr and an exit code.
+ */
+import { openApp, type App } from '../app.js';
+import { loadConfig, type Config } from '../config.js';
+import { CliError, UsageError, errorMessage } from '../errors.js';
+import { logger, scrub, setLogLevel } from '../log.js';
+
+export function loadSettings(): Config {
+  const config = loadConfig();
+  setLogLevel(config.logLevel);
+  return config;
+}
+
+/** Wraps a command that works on the mirror database. */
+export function withApp<A extends unknown[]>(run: (app: App, ...args: A) => Promise<number | void>) {
+  return async (...args: A): Promise<void> => {
+    const app = await openApp(loadSettings());
+    try {
+      const code = await run(app, ...args);
+      if (typeof code === 'number') process.exitCode = code;
+    } finally {
+      await app.close();
+    }
+  };
+}
+
+/** Prints an expected failure as one line; anything else is a bug and keeps its stack. */
+export function reportFailure(error: unknown): number {
+  if (error instanceof CliError) {
+    process.stderr.write(`invoice-mirror: ${scrub(errorMessage(error))}\n`);
+    return error.exitCode;
+  }
+  logger.error({ err: error }, 'unexpected error');
+  process.stderr.write(`invoice-mirror: unexpected error: ${scrub(errorMessage(error))}\n`);
+  return 1;
+}
+
+/** Parses a command-line option with a choice list, naming the option when it is wrong. */
+export function choice<T extends string>(option: string, allowed: readonly T[]) {
+  return (value: string): T => {
+    if (!allowed.includes(value as T)) throw new UsageError(`${option}: must be one of ${allowed.join(', ')}`);
+    return value as T;
+  };
+}
+
+/** Parses a positive whole number given on the command line. */
+export function positiveInteger(name: string) {
+  return (value: string): number => {
+    if (!/^\d+$/.test(value) || Number(value) < 1 || !Number.isSafeInteger(Number(value))) {
+      throw new UsageError(`${name}: must be a positive whole number, got '${value}'`);
+    }
+    return Number(value);
+  };
+}

@@ -1,0 +1,189 @@
+/**
+ * Every setting of invoice-mirror, read from the environment and validated by one zod schema.
+ * A bad or missing setting becomes a ConfigError naming the variable, e.g.
+ * `INVOICING_API_URL: must be an http(s) URL ending in /api/v1`.
+ */
+import cron from 'node-cron';
+import { z } from 'zod';
+import { ConfigError } from './errors.js';
+import { LOG_LEVELS, registerSecret } from './log.js';
+
+const DEFAULT_API_URL = 'https://www.factuursturen.nl/api/v1';
+/** The built-in sandbox's credentials, used when the API URL points at this machine. */
+export const SANDBOX_CREDENTIALS = { user: 'sandbox', apiKey: 'sandbox' } as const;
+
+const blankToUndefined = (value: unknown) => (typeof value === 'string' && value.trim() === '' ? undefined : value);
+const optionalText = z.preprocess(blankToUndefined, z.string().optional());
+
+function integer(name: string, min: number, max: number, fallback: number) {
+  return z.preprocess(
+    blankToUndefined,
+    z
+      .string()
+      .optional()
+      .transform((text, ctx) => {
+        if (text === undefined) return fallback;
+        const value = Number(text);
+        if (!/^-?\d+$/.test(text.trim()) || value < min || value > max) {
+          ctx.addIssue({ code: 'custom', message: `must be a whole number from ${min} to ${max}` });
+          return z.NEVER;
+        }
+        return value;
+      }),
+  ).describe(name);
+}
+
+const postgresUrl = z.preprocess(
+  blankToUndefined,
+  z
+    .string()
+    .optional()
+    .refine((text) => {
+      if (text === undefined) return true;
+      try {
+        const url = new URL(text);
+        return (url.protocol === 'postgres:' || url.protocol === 'postgresql:') && url.hostname !== '';
+      } catch {
+        return false;
+      }
+    }, 'must be a URL like postgres://user@host:5432/database'),
+);
+
+const apiUrl = z.preprocess(
+  blankToUndefined,
+  z
+    .string()
+    .default(DEFAULT_API_URL)
+    .transform((text) => text.replace(/\/+$/, ''))
+    .refine((text) => {
+      try {
+        const url = new URL(text);
+        return (url.protocol === 'http:' || url.protocol === 'https:') && url.pathname.endsWith('/api/v1');
+      } catch {
+        return false;
+      }
+    }, 'must be an http(s) URL ending in /api/v1'),
+);
+
+export const settingsSchema = z.object({
+  DATABASE_URL: postgresUrl,
+  EMBEDDED_DB_DIR: z.preprocess(blankToUndefined, z.string().default('./.invoice-mirror/db')),
+  MIRROR_SCHEMA: z.preprocess(
+    blankToUndefined,
+    z
+      .string()
+      .default('invoicing')
+      .refine((text) => /^[a-z_][a-z0-9_]{0,39}$/.test(text), 'must be a lower-case Postgres name (letters, digits, _; at most 40 characters)'),
+  ),
+  INVOICING_API_URL: apiUrl,
+  INVOICING_API_USER: optionalText,
+  INVOICING_API_KEY: optionalText,
+  SYNC_CRON: z.preprocess(
+    blankToUndefined,
+    z
+      .string()
+      .default('*/15 * * * *')
+      .refine((text) => cron.validate(text), 'must be a cron expression such as */15 * * * *'),
+  ),
+  LOG_LEVEL: z.preprocess(
+    (value) => (typeof value === 'string' ? blankToUndefined(value.toLowerCase()) : value),
+    z.enum(LOG_LEVELS, { message: `must be one of ${LOG_LEVELS.join(', ')}` }).default('info'),
+  ),
+  HEALTH_HOST: z.preprocess(blankToUndefined, z.string().default('127.0.0.1')),
+  HEALTH_PORT: integer('HEALTH_PORT', 0, 65535, 9464),
+  PAGE_SIZE: integer('PAGE_SIZE', 1, 10000, 250),
+  REQUESTS_PER_HOUR: integer('REQUESTS_PER_HOUR', 0, 1_000_000, 1000),
+  REQUEST_TIMEOUT_MS: integer('REQUEST_TIMEOUT_MS', 100, 600_000, 30_000),
+  SEND_MS_PER_INVOICE: integer('SEND_MS_PER_INVOICE', 0, 60_000, 1500),
+  RATE_LIMIT_PAUSE_MS: integer('RATE_LIMIT_PAUSE_MS', 0, 3_600_000, 900_000),
+  MAX_RETRIES: integer('MAX_RETRIES', 0, 20, 4),
+  JOB_POLL_INTERVAL_MS: integer('JOB_POLL_INTERVAL_MS', 50, 3_600_000, 5000),
+  JOB_MAX_ATTEMPTS: integer('JOB_MAX_ATTEMPTS', 1, 100, 5),
+  SHUTDOWN_TIMEOUT_MS: integer('SHUTDOWN_TIMEOUT_MS', 0, 600_000, 30_000),
+  DB_POOL_SIZE: integer('DB_POOL_SIZE', 1, 100, 5),
+});
+
+export interface Config {
+  /** Unset: the embedded PGlite database in `embeddedDbDir`. */
+  databaseUrl: string | undefined;
+  embeddedDbDir: string;
+  schema: string;
+  dbPoolSize: number;
+  api: {
+    url: string;
+    /** Unset when not configured: commands that call the service use `apiCredentials`. */
+    user: string | undefined;
+    apiKey: string | undefined;
+    pageSize: number;
+    requestsPerHour: number;
+    timeoutMs: number;
+    sendMsPerInvoice: number;
+    rateLimitPauseMs: number;
+    maxRetries: number;
+  };
+  syncCron: string;
+  logLevel: (typeof LOG_LEVELS)[number];
+  health: { host: string; port: number };
+  jobs: { pollIntervalMs: number; maxAttempts: number };
+  shutdownTimeoutMs: number;
+}
+
+/** True when the URL points at this machine, where only the built-in sandbox is expected. */
+export function isLocalUrl(url: string): boolean {
+  const host = new URL(url).hostname;
+  return host === 'localhost' || host === '::1' || host === '[::1]' || /^127\./.test(host);
+}
+
+/**
+ * Reads and validates the settings. Throws ConfigError with one line naming the first bad
+ * setting. Credentials found are registered with the logger so they never appear in output.
+ */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const parsed = settingsSchema.safeParse(env);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new ConfigError(`${String(issue.path[0] ?? 'settings')}: ${issue.message}`);
+  }
+  const s = parsed.data;
+  if (s.DATABASE_URL) registerSecret(decodeURIComponent(new URL(s.DATABASE_URL).password));
+
+  let user = s.INVOICING_API_USER;
+  let apiKey = s.INVOICING_API_KEY;
+  if (isLocalUrl(s.INVOICING_API_URL)) {
+    user ??= SANDBOX_CREDENTIALS.user;
+    apiKey ??= SANDBOX_CREDENTIALS.apiKey;
+  }
+  registerSecret(apiKey);
+  if (user && apiKey) registerSecret(Buffer.from(`${user}:${apiKey}`).toString('base64'));
+
+  return {
+    databaseUrl: s.DATABASE_URL,
+    embeddedDbDir: s.EMBEDDED_DB_DIR,
+    schema: s.MIRROR_SCHEMA,
+    dbPoolSize: s.DB_POOL_SIZE,
+    api: {
+      url: s.INVOICING_API_URL,
+      user,
+      apiKey,
+      pageSize: s.PAGE_SIZE,
+      requestsPerHour: s.REQUESTS_PER_HOUR,
+      timeoutMs: s.REQUEST_TIMEOUT_MS,
+      sendMsPerInvoice: s.SEND_MS_PER_INVOICE,
+      rateLimitPauseMs: s.RATE_LIMIT_PAUSE_MS,
+      maxRetries: s.MAX_RETRIES,
+    },
+    syncCron: s.SYNC_CRON,
+    logLevel: s.LOG_LEVEL,
+    health: { host: s.HEALTH_HOST, port: s.HEALTH_PORT },
+    jobs: { pollIntervalMs: s.JOB_POLL_INTERVAL_MS, maxAttempts: s.JOB_MAX_ATTEMPTS },
+    shutdownTimeoutMs: s.SHUTDOWN_TIMEOUT_MS,
+  };
+}
+
+/** The service credentials, for commands that call the service; a ConfigError when missing. */
+export function apiCredentials(config: Config): { user: string; apiKey: string } {
+  const { user, apiKey } = config.api;
+  if (!user) throw new ConfigError('INVOICING_API_USER: is required (the account user name of the invoicing service)');
+  if (!apiKey) throw new ConfigError('INVOICING_API_KEY: is required (the API key of the invoicing service)');
+  return { user, apiKey };
+}

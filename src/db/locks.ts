@@ -1,0 +1,13 @@
+/**
+ * Advisory-lock keys. A key is derived from the mirror schema and a purpose, so two mirrors in
+ * one database (say, two test runs) never block each other, while every process working on the
+ * same mirror shares the same locks.
+ */
+import { sql, type RawBuilder } from 'kysely';
+
+export type LockPurpose = 'migrate' | 'sync' | 'jobs';
+
+/** A bigint key computed by Postgres: `hashtextextended('invoice-mirror:<schema>:<purpose>', 0)`. */
+export function lockKey(schema: string, purpose: LockPurpose): RawBuilder<bigint> {
+  return sql<bigint>`hashtextextended(${`invoice-mirror:${schema}:${purpose}`}, 0)`;
+}

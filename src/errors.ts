@@ -1,0 +1,40 @@
+/**
+ * Errors the command line turns into one line on stderr and an exit code, without a stack trace.
+ * Anything else that reaches the top is a bug and is reported with its stack.
+ */
+export class CliError extends Error {
+  constructor(
+    message: string,
+    readonly exitCode: 1 | 2,
+  ) {
+    super(message);
+    this.name = new.target.name;
+  }
+}
+
+/** A setting is missing or malformed (exit code 2). */
+export class ConfigError extends CliError {
+  constructor(message: string) {
+    super(message, 2);
+  }
+}
+
+/** The command line itself is wrong: unknown argument, bad JSON, bad id (exit code 2). */
+export class UsageError extends CliError {
+  constructor(message: string) {
+    super(message, 2);
+  }
+}
+
+/** An expected failure at run time: unreachable database, failed run, failed job (exit code 1). */
+export class RunError extends CliError {
+  constructor(message: string) {
+    super(message, 1);
+  }
+}
+
+/** The message of any thrown value, on one line. */
+export function errorMessage(error: unknown): string {
+  const text = error instanceof Error ? error.message : String(error);
+  return text.replace(/\s*\n\s*/g, ' ').trim();
+}

@@ -1,0 +1,33 @@
+import { describe, expect, it } from 'vitest';
+import { sql } from 'kysely';
+import { jsonb } from '../../src/db/index.js';
+import { useTestDatabase } from '../support/test-database.js';
+
+const database = useTestDatabase();
+
+describe('postgres through postgres.js', () => {
+  it('stores jsonb as objects, and returns bigint as number, numeric as text, date as text', async () => {
+    const { db } = database.current.handle;
+    const row = await db
+      .insertInto('jobs')
+      .values({ kind: 'send_saved_invoices', payload: jsonb({ ids: [12, 13], delete: true }) })
+      .returning(['id', 'payload'])
+      .executeTakeFirstOrThrow();
+    expect(typeof row.id).toBe('number');
+    expect(row.payload).toEqual({ ids: [12, 13], delete: true });
+    const kind = await sql<{ t: string }>`select jsonb_typeof(payload) as t from jobs where id = ${row.id}`.execute(db);
+    expect(kind.rows[0]!.t).toBe('object');
+    const types = await sql<{ big: unknown; money: unknown; day: unknown }>`select 9007199254740::bigint as big, 62.920::numeric as money, date '2026-01-31' as day`.execute(db);
+    expect(types.rows[0]).toEqual({ big: 9007199254740, money: '62.920', day: '2026-01-31' });
+  });
+
+  it('wakes a listener when a job is queued by plain SQL', async () => {
+    const { handle, schema } = database.current;
+    const received: string[] = [];
+    const unlisten = await handle.listen(`${schema}_jobs`, (payload) => received.push(payload));
+    const { rows } = await sql<{ id: number }>`insert into jobs (kind, payload) values ('delete_product', '{"id": 1}') returning id`.execute(handle.db);
+    for (let i = 0; i < 50 && received.length === 0; i++) await new Promise((r) => setTimeout(r, 20));
+    await unlisten();
+    expect(received).toEqual([String(rows[0]!.id)]);
+  });
+});

@@ -1,0 +1,51 @@
+/**
+ * A fresh, migrated mirror schema for one test file on the real Postgres server, dropped when the
+ * file is done. Returns the handle plus the settings another process would need to reach it.
+ */
+import { randomBytes } from 'node:crypto';
+import postgres from 'postgres';
+import { afterAll, beforeAll, inject } from 'vitest';
+import { migrate, openDatabase, type DatabaseHandle } from '../../src/db/index.js';
+
+export interface TestDatabase {
+  handle: DatabaseHandle;
+  url: string;
+  schema: string;
+  /** Environment for a child process that should use this schema. */
+  env: Record<string, string>;
+}
+
+export function databaseUrl(): string {
+  return inject('databaseUrl');
+}
+
+export function uniqueSchema(prefix = 't'): string {
+  return `${prefix}_${randomBytes(5).toString('hex')}`;
+}
+
+export async function dropSchema(url: string, schema: string): Promise<void> {
+  const admin = postgres(url, { max: 1, onnotice: () => undefined });
+  try {
+    await admin.unsafe(`drop schema if exists "${schema}" cascade`);
+  } finally {
+    await admin.end();
+  }
+}
+
+/** Registers beforeAll/afterAll hooks; read `.current` inside tests. */
+export function useTestDatabase(options: { migrate?: boolean } = {}): { current: TestDatabase } {
+  const box = {} as { current: TestDatabase };
+  beforeAll(async () => {
+    const url = databaseUrl();
+    const schema = uniqueSchema();
+    const handle = await openDatabase({ databaseUrl: url, embeddedDbDir: '', schema, poolSize: 4 });
+    if (options.migrate !== false) await migrate(handle.db, schema);
+    box.current = { handle, url, schema, env: { DATABASE_URL: url, MIRROR_SCHEMA: schema } };
+  });
+  afterAll(async () => {
+    if (!box.current) return;
+    await box.current.handle.close();
+    await dropSchema(box.current.url, box.current.schema);
+  });
+  return box;
+}
