@@ -7,5 +7,7 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // In-process logs only when something is wrong; CLI tests set their own level.
+    env: { LOG_LEVEL: 'warn' },
   },
 });

@@ -4,10 +4,14 @@
  */
 import type { Kysely } from 'kysely';
 import * as core from './0001_core.js';
+import * as mirror from './0002_mirror.js';
 
 export interface Migration {
   name: string;
   up(db: Kysely<any>): Promise<void>;
 }
 
-export const migrations: Migration[] = [{ name: '0001_core', up: core.up }];
+export const migrations: Migration[] = [
+  { name: '0001_core', up: core.up },
+  { name: '0002_mirror', up: mirror.up },
+];

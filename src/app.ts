@@ -1,7 +1,8 @@
 /**
  * What a command runs with: the validated configuration and an open, migrated database.
  */
-import type { Config } from './config.js';
+import { InvoicingClient } from './api/index.js';
+import { apiCredentials, type Config } from './config.js';
 import { migrate, openDatabase, type DatabaseHandle } from './db/index.js';
 import { logger } from './log.js';
 
@@ -27,4 +28,21 @@ export async function openApp(config: Config): Promise<App> {
     throw error;
   }
   return { config, database, close: () => database.close() };
+}
+
+/** The one client of the process for the configured account (see src/api). */
+export function createApiClient(config: Config): InvoicingClient {
+  const { user, apiKey } = apiCredentials(config);
+  return new InvoicingClient({
+    baseUrl: config.api.url,
+    user,
+    apiKey,
+    pageSize: config.api.pageSize,
+    requestsPerHour: config.api.requestsPerHour,
+    timeoutMs: config.api.timeoutMs,
+    sendMsPerInvoice: config.api.sendMsPerInvoice,
+    rateLimitPauseMs: config.api.rateLimitPauseMs,
+    maxRetries: config.api.maxRetries,
+    logger,
+  });
 }

@@ -7,6 +7,8 @@ import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { registerMigrateCommand } from './commands/migrate.js';
 import { registerSqlCommand } from './commands/sql.js';
+import { registerSyncCommands } from './commands/sync.js';
+import { registerSandboxCommand } from './sandbox/command.js';
 import { reportFailure } from './commands/context.js';
 
 function packageVersion(): string {
@@ -29,6 +31,8 @@ export function buildProgram(): Command {
     .showHelpAfterError('(run invoice-mirror --help for usage)')
     .exitOverride();
   registerMigrateCommand(program);
+  registerSyncCommands(program);
+  registerSandboxCommand(program);
   registerSqlCommand(program);
   for (const command of program.commands) command.exitOverride();
   return program;

@@ -5,6 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { runCli } from '../support/cli.js';
 import { databaseUrl, dropSchema, uniqueSchema } from '../support/test-database.js';
 import postgres from 'postgres';
+import { migrations } from '../../migrations/index.js';
 
 const schemas: string[] = [];
 afterAll(async () => {
@@ -106,9 +107,9 @@ describe('embedded database', () => {
       const migrateRun = await runCli(['migrate'], { env, cwd: dir });
       expect(migrateRun.code).toBe(0);
       expect(migrateRun.stdout).toContain('embedded database');
-      const query = await runCli(['sql', 'select name from schema_migrations', '--format', 'csv'], { env, cwd: dir });
+      const query = await runCli(['sql', 'select name from schema_migrations order by name', '--format', 'csv'], { env, cwd: dir });
       expect(query.code).toBe(0);
-      expect(query.stdout).toBe('name\n0001_core\n');
+      expect(query.stdout).toBe(['name', ...migrations.map((m) => m.name)].join('\n') + '\n');
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { migrations } from '../../migrations/index.js';
 import { jsonb, migrate, openDatabase } from '../../src/db/index.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'im-pglite-'));
@@ -12,7 +13,7 @@ describe('embedded PGlite database', () => {
     const options = { databaseUrl: undefined, embeddedDbDir: join(dir, 'db'), schema: 'invoicing' };
     const first = await openDatabase(options);
     expect(first.kind).toBe('embedded');
-    expect(await migrate(first.db, 'invoicing')).toEqual(['0001_core']);
+    expect(await migrate(first.db, 'invoicing')).toEqual(migrations.map((m) => m.name));
     expect(await migrate(first.db, 'invoicing')).toEqual([]);
     const inserted = await first.db
       .insertInto('jobs')

@@ -1,0 +1,157 @@
+// Sync benchmark: 100k records (20k per entity, documents with lines) pulled from the sandbox at
+// zero latency into local Postgres. Prints, side by side: the floor (fetch + parse the same pages,
+// no database), backfill, no-change resync, a naive row-by-row upsert baseline, peak RSS and
+// requests made.
+//
+//   npm run build && DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres node bench/sync.mjs
+//   options (environment): BENCH_PER_ENTITY=20000 BENCH_PAGE_SIZE=500 BENCH_NAIVE_RECORDS=10000
+//
+// The sandbox runs in a child process (as `invoice-mirror sandbox`), so it does not share this
+// process's event loop or memory: RSS and timings are the mirror's own.
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { sql } from 'kysely';
+import { InvoicingClient } from '../dist/src/api/index.js';
+import { migrate, openDatabase, jsonb } from '../dist/src/db/index.js';
+import { setLogLevel } from '../dist/src/log.js';
+import { ENTITIES, runSync } from '../dist/src/sync/index.js';
+import { toStagedRow } from '../dist/src/sync/entities.js';
+
+setLogLevel(process.env.LOG_LEVEL ?? 'warn');
+const databaseUrl = process.env.DATABASE_URL;
+if (!databaseUrl) {
+  console.error('bench/sync.mjs: set DATABASE_URL to a local Postgres, e.g. postgres://postgres@127.0.0.1:5432/postgres');
+  process.exit(2);
+}
+const perEntity = Number(process.env.BENCH_PER_ENTITY ?? 20000);
+const pageSize = Number(process.env.BENCH_PAGE_SIZE ?? 500);
+const naiveRecords = Number(process.env.BENCH_NAIVE_RECORDS ?? 10000);
+const port = 4100 + Math.floor(Math.random() * 800);
+const cli = fileURLToPath(new URL('../dist/src/cli.js', import.meta.url));
+
+async function startSandboxProcess() {
+  const child = spawn(process.execPath, [cli, 'sandbox', '--port', String(port), '--records', String(perEntity * 5), '--seed', '42'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  await new Promise((resolve, reject) => {
+    let out = '';
+    child.stdout.on('data', (chunk) => {
+      out += chunk;
+      if (out.includes('listening')) resolve();
+    });
+    child.on('exit', (code) => reject(new Error(`sandbox exited with ${code}`)));
+  });
+  return child;
+}
+
+const seconds = (ms) => (ms / 1000).toFixed(2);
+const rate = (n, ms) => Math.round((n * 1000) / ms).toLocaleString('en');
+
+function newClient() {
+  return new InvoicingClient({ baseUrl: `http://127.0.0.1:${port}/api/v1`, user: 'sandbox', apiKey: 'sandbox', pageSize, requestsPerHour: 0 });
+}
+
+async function floor() {
+  const client = newClient();
+  const started = performance.now();
+  let records = 0;
+  for (const entity of ENTITIES) {
+    for await (const page of client.list(entity.name)) {
+      records += page.records.length;
+      // Mapping to rows is part of the floor too: everything but the database.
+      for (const record of page.records) toStagedRow(entity, record);
+    }
+  }
+  const ms = performance.now() - started;
+  const requests = client.requestsMade;
+  await client.close();
+  return { ms, records, requests };
+}
+
+async function freshSchema(name) {
+  const handle = await openDatabase({ databaseUrl, embeddedDbDir: '', schema: name, poolSize: 4 });
+  await sql`drop schema if exists ${sql.id(name)} cascade`.execute(handle.db);
+  await migrate(handle.db, name);
+  return handle;
+}
+
+async function timedSync(handle, schema, kind) {
+  const client = newClient();
+  const started = performance.now();
+  const outcome = await runSync({ db: handle.db, client, schema }, { kind });
+  const ms = performance.now() - started;
+  await client.close();
+  const records = Object.values(outcome.entities).reduce((sum, e) => sum + e.fetched, 0);
+  if (outcome.status !== 'succeeded') throw new Error(`${kind} ended ${outcome.status}: ${outcome.error}`);
+  return { ms, records, requests: outcome.requestsMade, outcome };
+}
+
+/** The baseline: one upsert statement per record (and per document's lines), one transaction per record. */
+async function naive(handle, limit) {
+  const client = newClient();
+  const started = performance.now();
+  let records = 0;
+  outer: for (const entity of ENTITIES) {
+    for await (const page of client.list(entity.name)) {
+      for (const record of page.records) {
+        const row = toStagedRow(entity, record);
+        const names = entity.columns.map((c) => c.name);
+        const columnValue = (c) => {
+          const v = record[c.field ?? c.name];
+          return (c.subfield ? v?.[c.subfield] : v) ?? null;
+        };
+        await handle.db.transaction().execute(async (trx) => {
+          const before = await sql`select raw from ${sql.table(entity.name)} where ${sql.ref(entity.key)} = ${row.key}`.execute(trx);
+          const values = entity.columns.map((c) => (c.type === 'jsonb' ? jsonb(columnValue(c)) : columnValue(c)));
+          await sql`insert into ${sql.table(entity.name)} (${sql.join(names.map((n) => sql.ref(n)))}, raw)
+            values (${sql.join(values)}, ${jsonb(record.raw)})
+            on conflict (${sql.ref(entity.key)}) do update set ${sql.join(names.map((n) => sql`${sql.ref(n)} = excluded.${sql.ref(n)}`))}, raw = excluded.raw`.execute(trx);
+          await sql`insert into changes (entity, entity_id, op, after) values (${entity.name}, ${String(row.key)}, ${before.rows.length ? 'update' : 'insert'}, ${jsonb(record.raw)})`.execute(trx);
+          if (entity.documentType) {
+            await sql`delete from document_lines where document_type = ${entity.documentType} and document_id = ${row.key}`.execute(trx);
+            for (const line of row.lines ?? []) {
+              await sql`insert into document_lines (document_type, document_id, position, amount, amount_desc, description, tax_rate, price, discount_pct, linetotal)
+                values (${entity.documentType}, ${row.key}, ${line.position}, ${line.amount}, ${line.amount_desc}, ${line.description}, ${line.tax_rate}, ${line.price}, ${line.discount_pct}, ${line.linetotal})`.execute(trx);
+            }
+          }
+        });
+        if (++records >= limit) break outer;
+      }
+    }
+  }
+  const ms = performance.now() - started;
+  await client.close();
+  return { ms, records };
+}
+
+const sandbox = await startSandboxProcess();
+try {
+  console.log(`sync benchmark: ${perEntity.toLocaleString('en')} records per sandbox entity (+ countries), page size ${pageSize}, Postgres ${new URL(databaseUrl).host}`);
+  await floor(); // warm-up: the sandbox serializes records on first read, and V8 compiles the parsers
+  const floorRun = await floor();
+  const handle = await freshSchema('bench_sync');
+  const backfill = await timedSync(handle, 'bench_sync', 'backfill');
+  const { rows: lineCount } = await sql`select count(*)::int as n from document_lines`.execute(handle.db);
+  const resync = await timedSync(handle, 'bench_sync', 'sync');
+  const { rows: changeCount } = await sql`select count(*)::int as n from changes where sync_run_id = ${resync.outcome.runId}`.execute(handle.db);
+  await handle.close();
+  const naiveHandle = await freshSchema('bench_naive');
+  const naiveRun = await naive(naiveHandle, naiveRecords);
+  await sql`drop schema bench_naive cascade`.execute(naiveHandle.db);
+  await naiveHandle.close();
+  const peakRssMb = Math.round(process.resourceUsage().maxRSS / 1024);
+
+  const table = [
+    ['phase', 'records', 'seconds', 'records/s', 'requests', 'vs floor'],
+    ['floor: fetch + parse only', floorRun.records, seconds(floorRun.ms), rate(floorRun.records, floorRun.ms), floorRun.requests, '1.00x'],
+    ['backfill (empty mirror)', backfill.records, seconds(backfill.ms), rate(backfill.records, backfill.ms), backfill.requests, `${(backfill.ms / floorRun.ms).toFixed(2)}x`],
+    ['resync, nothing changed', resync.records, seconds(resync.ms), rate(resync.records, resync.ms), resync.requests, `${(resync.ms / floorRun.ms).toFixed(2)}x`],
+    [`naive row-by-row (first ${naiveRun.records})`, naiveRun.records, seconds(naiveRun.ms), rate(naiveRun.records, naiveRun.ms), '-', '-'],
+  ];
+  const widths = table[0].map((_, i) => Math.max(...table.map((row) => String(row[i]).length)));
+  for (const row of table) console.log(row.map((cell, i) => (i === 0 ? String(cell).padEnd(widths[i]) : String(cell).padStart(widths[i]))).join('  '));
+  const speedup = (naiveRun.ms / naiveRun.records) / (backfill.ms / backfill.records);
+  console.log(`document lines written: ${lineCount[0].n}; changes rows written by the resync: ${changeCount[0].n}`);
+  console.log(`backfill is ${speedup.toFixed(1)}x faster per record than the naive baseline; peak RSS ${peakRssMb} MB`);
+  console.log(`targets: backfill <= 2x floor (${(backfill.ms / floorRun.ms).toFixed(2)}x), resync <= 1.3x floor (${(resync.ms / floorRun.ms).toFixed(2)}x), >= 10x naive (${speedup.toFixed(1)}x), RSS < 300 MB (${peakRssMb} MB)`);
+} finally {
+  sandbox.kill('SIGTERM');
+}

@@ -1,0 +1,408 @@
+/**
+ * The typed operations of the service (spec section 4) on top of the HTTP core: lists as page
+ * streams, single reads unwrapped and parsed, writes with the right idempotency, sends split
+ * into calls of at most 10 ids.
+ */
+import type { Logger } from 'pino';
+import { logger as defaultLogger } from '../log.js';
+import { MalformedRecordError, NotFoundError, ServerError, UnknownOutcomeError } from './errors.js';
+import { HttpCore, operationOf, type Method, type RequestSpec } from './http.js';
+import { PagedList, type PageStream } from './paging.js';
+import { parseKeepingTexts } from './json-split.js';
+import { KEY_FIELD, parseRecord, type Client, type Country, type EntityName, type Product, type Quotation, type RecordOf, type RepeatingInvoice, type SavedInvoice } from './schemas.js';
+
+export interface ClientOptions {
+  /** Base URL of the service, ending with /api/v1. */
+  baseUrl: string;
+  user: string;
+  apiKey: string;
+  /** Records per list request (`count`), default 250. */
+  pageSize?: number;
+  /** Local budget of requests per rolling hour, default 1000; 0 = no local budget. */
+  requestsPerHour?: number;
+  /** Overall deadline of one request, default 30 000 ms. */
+  timeoutMs?: number;
+  /** Expected time per sent invoice, default 1500 ms; send deadline = ids × this × 2 + timeoutMs. */
+  sendMsPerInvoice?: number;
+  /** How long the queue pauses after a quota 403, default 15 minutes. */
+  rateLimitPauseMs?: number;
+  /** Requests start being spaced out once X-RateLimit-Remaining drops below this, default 50; 0 = off. */
+  slowDownBelow?: number;
+  /** Retries of requests that are safe to repeat, default 4. */
+  maxRetries?: number;
+  /** Backoff base, default 250 ms (doubles per retry, with jitter, capped at 30 s). */
+  retryBaseMs?: number;
+  logger?: Logger;
+}
+
+export interface SendResult {
+  ids: number[];
+  status: number;
+  body: string;
+}
+
+export interface SendBatchReport {
+  ids: number[];
+  ok: boolean;
+  error?: string;
+}
+
+export type SearchArea = 'invoices' | 'invoices_saved' | 'invoices_repeated' | 'clients' | 'products';
+export type CountryLanguage = 'nl' | 'en' | 'de' | 'fr' | 'es';
+export type QuotationSendMethod = 'email' | 'mail' | 'printcenter';
+export type QuotationStatus = 'progress' | 'completed' | 'billable' | 'declined' | 'clear';
+
+export const ENDPOINTS: Record<EntityName, string> = {
+  clients: '/clients',
+  products: '/products',
+  quotations: '/quotations',
+  saved_invoices: '/invoices_saved',
+  repeating_invoices: '/invoices_repeated',
+  countries: '/countrylist',
+};
+
+/** Saved invoices per send call (spec section 8). */
+export const MAX_SEND_IDS = 10;
+
+const DEFAULTS = {
+  pageSize: 250,
+  requestsPerHour: 1000,
+  timeoutMs: 30_000,
+  sendMsPerInvoice: 1_500,
+  rateLimitPauseMs: 15 * 60_000,
+  slowDownBelow: 50,
+  maxRetries: 4,
+  retryBaseMs: 250,
+};
+
+type Settings = typeof DEFAULTS;
+
+export class InvoicingClient {
+  private readonly core: HttpCore;
+  private readonly settings: Settings;
+  private readonly log: Logger;
+  /** false on the view returned by `withoutWaiting()`. */
+  private readonly wait: boolean;
+
+  constructor(options: ClientOptions);
+  /** @internal a view sharing `core` (see withoutWaiting). */
+  constructor(options: ClientOptions, shared: { core: HttpCore; settings: Settings; log: Logger; wait: boolean });
+  constructor(options: ClientOptions, shared?: { core: HttpCore; settings: Settings; log: Logger; wait: boolean }) {
+    if (shared) {
+      ({ core: this.core, settings: this.settings, log: this.log, wait: this.wait } = shared);
+      return;
+    }
+    this.settings = checkSettings(options);
+    this.log = (options.logger ?? defaultLogger).child({ module: 'api' });
+    this.wait = true;
+    if (!/^https?:\/\//.test(options.baseUrl)) throw new TypeError('ClientOptions.baseUrl must be an http(s) URL ending in /api/v1');
+    this.core = new HttpCore({ ...this.settings, baseUrl: options.baseUrl, user: options.user, apiKey: options.apiKey, logger: this.log });
+  }
+
+  /**
+   * The same client (same queue, connections and counters) for callers that must not wait:
+   * while the account is paused after a spent quota, or its local budget is used up, each call
+   * fails at once with `RateLimitedError` (with `retryAt`) instead of waiting. Meant for the job
+   * runner. Close the original client, not the view.
+   */
+  withoutWaiting(): InvoicingClient {
+    return new InvoicingClient(undefined as unknown as ClientOptions, { core: this.core, settings: this.settings, log: this.log, wait: false });
+  }
+
+  /** HTTP requests actually sent (retries included), by this client and its views. */
+  get requestsMade(): number {
+    return this.core.requestsMade;
+  }
+
+  /** Last `X-RateLimit-Remaining` seen for this account. */
+  get rateLimitRemaining(): number | null {
+    return this.core.gate.rateLimitRemaining;
+  }
+
+  /** Set while the account's queue is paused by a quota 403. */
+  get pausedUntil(): Date | null {
+    return this.core.gate.pausedUntil;
+  }
+
+  // ---- reads ------------------------------------------------------------------------------
+
+  /** All records of an entity, page by page. `wait: false` fails with RateLimitedError instead of waiting. */
+  list<E extends EntityName>(entity: E, options: { pageSize?: number; wait?: boolean } = {}): PageStream<RecordOf<E>> {
+    // The country list is short and fixed, and not known to page: one answer, `count=-1` (all).
+    const pageSize = entity === 'countries' ? Number.POSITIVE_INFINITY : checkPageSize(options.pageSize ?? this.settings.pageSize);
+    return PagedList.ofEntity(entity, pageSize, this.pageFetcher(ENDPOINTS[entity], options.wait), this.log);
+  }
+
+  getClient(clientnr: number): Promise<Client> {
+    return this.get('clients', clientnr);
+  }
+  getProduct(id: number): Promise<Product> {
+    return this.get('products', id);
+  }
+  getQuotation(id: number): Promise<Quotation> {
+    return this.get('quotations', id);
+  }
+  /** By id or by invoice number (which may contain `/`). */
+  getSavedInvoice(idOrName: number | string): Promise<SavedInvoice> {
+    return this.readOne('saved_invoices', idOrName);
+  }
+  getRepeatingInvoice(id: number): Promise<RepeatingInvoice> {
+    return this.get('repeating_invoices', id);
+  }
+
+  /** One record by id; a 404, or a list where a record was expected, is a NotFoundError. */
+  get<E extends Exclude<EntityName, 'countries'>>(entity: E, id: number): Promise<RecordOf<E>> {
+    return this.readOne(entity, checkId(id));
+  }
+
+  /**
+   * Raw search results (their shape is not specified by the service), all pages of them.
+   * Nothing found (an empty list or a 404) → [].
+   */
+  async search(area: SearchArea, field: string, query: string): Promise<Record<string, unknown>[]> {
+    const path = `/search/${seg(area)}/${seg(field)}/${seg(query)}`;
+    const keyField = area === 'clients' ? 'clientnr' : 'id';
+    const stream = new PagedList(`search ${area}`, keyField, this.settings.pageSize, this.pageFetcher(path), (items) => ({ records: items.filter(isObject), problems: [] }), this.log);
+    try {
+      return await stream.all();
+    } catch (error) {
+      if (error instanceof NotFoundError) return [];
+      throw error;
+    }
+  }
+
+  /** The country list (the ids `country` uses), optionally in a language. Unreadable entries are logged and skipped. */
+  countries(lang?: CountryLanguage): Promise<Country[]> {
+    const path = lang ? `${ENDPOINTS.countries}/${seg(lang)}` : ENDPOINTS.countries;
+    return PagedList.ofEntity('countries', Number.POSITIVE_INFINITY, this.pageFetcher(path), this.log).all();
+  }
+
+  // ---- clients ------------------------------------------------------------------------------
+
+  createClient(fields: Record<string, unknown>): Promise<number> {
+    return this.create('clients', fields);
+  }
+  updateClient(clientnr: number, changes: Record<string, unknown>): Promise<void> {
+    return this.update('clients', clientnr, changes);
+  }
+  /** A client with documents cannot be deleted: RefusedError with the service's text. */
+  deleteClient(clientnr: number): Promise<void> {
+    return this.remove('clients', checkId(clientnr));
+  }
+
+  // ---- products -----------------------------------------------------------------------------
+
+  createProduct(fields: Record<string, unknown>): Promise<number> {
+    return this.create('products', fields);
+  }
+  updateProduct(id: number, changes: Record<string, unknown>): Promise<void> {
+    return this.update('products', id, changes);
+  }
+  setProductStock(id: number, stock: number): Promise<void> {
+    if (!Number.isFinite(stock)) throw new TypeError(`stock must be a finite number, got ${stock}`);
+    return this.update('products', id, { stock });
+  }
+  deleteProduct(id: number): Promise<void> {
+    return this.remove('products', checkId(id));
+  }
+
+  // ---- quotations ---------------------------------------------------------------------------
+
+  /** Creates (action `save`) or creates and sends (action `send`); never retried. */
+  createQuotation(fields: Record<string, unknown>): Promise<number> {
+    return this.create('quotations', fields);
+  }
+
+  /** Sends a draft; the service gives the sent quotation a new id, which is returned. Never retried. */
+  async sendQuotation(id: number, sendmethod: QuotationSendMethod): Promise<number> {
+    const path = `${ENDPOINTS.quotations}/${checkId(id)}`;
+    const answer = await this.call({ method: 'PUT', path, body: { action: 'send', sendmethod }, idempotent: false });
+    const newId = readId(answer.text, KEY_FIELD.quotations);
+    if (newId === null) {
+      throw new UnknownOutcomeError({ operation: operationOf({ method: 'PUT', path }), status: answer.status, detail: 'the quotation was sent, but the answer carried no new id' });
+    }
+    return newId;
+  }
+
+  approveQuotation(id: number, approval: { name: string; date: string; comments: string }): Promise<void> {
+    return this.update('quotations', id, { approved: { name: approval.name, date: approval.date, comments: approval.comments } });
+  }
+  removeQuotationApproval(id: number): Promise<void> {
+    return this.update('quotations', id, { approved: false });
+  }
+  setQuotationStatus(id: number, status: QuotationStatus): Promise<void> {
+    return this.update('quotations', id, { customstatus: status });
+  }
+  deleteQuotation(id: number): Promise<void> {
+    return this.remove('quotations', checkId(id));
+  }
+
+  // ---- saved and repeating invoices ---------------------------------------------------------
+
+  /**
+   * Sends saved invoices in calls of at most 10 ids, one after another (each through the queue,
+   * with a deadline of ids × sendMsPerInvoice × 2 + timeoutMs). Never retried: a lost answer is an
+   * UnknownOutcomeError. `onBatch` hears about every call; on the first failing call the error is
+   * thrown and the remaining ids are not sent.
+   */
+  async sendSavedInvoices(ids: number[], options: { delete: boolean; onBatch?: (batch: SendBatchReport) => void }): Promise<SendResult[]> {
+    for (const id of ids) checkId(id);
+    const results: SendResult[] = [];
+    for (let i = 0; i < ids.length; i += MAX_SEND_IDS) {
+      const batch = ids.slice(i, i + MAX_SEND_IDS);
+      try {
+        const answer = await this.call({
+          method: 'POST',
+          path: ENDPOINTS.saved_invoices,
+          body: { action: 'send', delete: options.delete, id: batch },
+          idempotent: false,
+          deadlineMs: batch.length * this.settings.sendMsPerInvoice * 2 + this.settings.timeoutMs,
+        });
+        const result = { ids: batch, status: answer.status, body: answer.text };
+        results.push(result);
+        options.onBatch?.({ ids: batch, ok: true });
+      } catch (error) {
+        options.onBatch?.({ ids: batch, ok: false, error: (error as Error).message });
+        throw error;
+      }
+    }
+    return results;
+  }
+
+  deleteSavedInvoice(idOrName: number | string): Promise<void> {
+    return this.remove('saved_invoices', idOrName);
+  }
+  deleteRepeatingInvoice(id: number): Promise<void> {
+    return this.remove('repeating_invoices', checkId(id));
+  }
+
+  /** Closes connections and releases the account's queue (queued requests fail). */
+  async close(): Promise<void> {
+    await this.core.close();
+  }
+
+  // ---- helpers ------------------------------------------------------------------------------
+
+  /** GETs one page of a list: `?count=N&start=M` (an infinite page size asks for all: `count=-1`). */
+  private pageFetcher(path: string, wait?: boolean) {
+    return async (count: number, start: number): Promise<unknown[]> => {
+      const pagePath = `${path}?count=${Number.isFinite(count) ? count : -1}&start=${start}`;
+      const answer = await this.call({ method: 'GET', path: pagePath, idempotent: true, json: true, parse: parseKeepingTexts, wait });
+      return asList(answer.json, operationOf({ method: 'GET', path: pagePath }));
+    };
+  }
+
+  private call(spec: RequestSpec) {
+    return this.core.request({ ...spec, wait: spec.wait ?? this.wait });
+  }
+
+  private async readOne<E extends EntityName>(entity: E, idOrName: number | string): Promise<RecordOf<E>> {
+    const path = `${ENDPOINTS[entity]}/${seg(idOrName)}`;
+    const operation = operationOf({ method: 'GET', path });
+    const answer = await this.call({ method: 'GET', path, idempotent: true, json: true });
+    const raw = unwrapSingle(answer.json, KEY_FIELD[entity]);
+    if (raw === null) throw new NotFoundError({ operation, status: answer.status, detail: `${answer.status} answered a list, not a record: not found` });
+    const parsed = parseRecord(entity, raw);
+    if ('problems' in parsed) throw new MalformedRecordError(parsed.problems, { operation, status: answer.status });
+    return parsed.record;
+  }
+
+  private async create(entity: EntityName, fields: Record<string, unknown>): Promise<number> {
+    const path = ENDPOINTS[entity];
+    const answer = await this.call({ method: 'POST', path, body: fields, idempotent: false });
+    const id = readId(answer.text, KEY_FIELD[entity]);
+    if (id === null) {
+      throw new UnknownOutcomeError({ operation: operationOf({ method: 'POST', path }), status: answer.status, detail: `${answer.status} answer carried no new id` });
+    }
+    return id;
+  }
+
+  private async update(entity: EntityName, id: number, changes: Record<string, unknown>): Promise<void> {
+    await this.call({ method: 'PUT', path: `${ENDPOINTS[entity]}/${checkId(id)}`, body: changes, idempotent: true });
+  }
+
+  private async remove(entity: EntityName, idOrName: number | string): Promise<void> {
+    await this.call({ method: 'DELETE' satisfies Method, path: `${ENDPOINTS[entity]}/${seg(idOrName)}`, idempotent: true });
+  }
+}
+
+function checkSettings(options: ClientOptions): Settings {
+  const s: Settings = { ...DEFAULTS };
+  for (const key of Object.keys(DEFAULTS) as (keyof Settings)[]) {
+    const value = options[key];
+    if (value === undefined) continue;
+    const min = key === 'pageSize' || key === 'timeoutMs' ? 1 : 0;
+    if (typeof value !== 'number' || !Number.isFinite(value) || value < min) throw new TypeError(`ClientOptions.${key} must be a number ≥ ${min}, got ${String(value)}`);
+    s[key] = value;
+  }
+  if (!Number.isSafeInteger(s.pageSize)) throw new TypeError(`ClientOptions.pageSize must be an integer, got ${s.pageSize}`);
+  return s;
+}
+
+function checkPageSize(pageSize: number): number {
+  if (!Number.isSafeInteger(pageSize) || pageSize < 1) throw new TypeError(`pageSize must be a positive integer, got ${pageSize}`);
+  return pageSize;
+}
+
+function checkId(id: number): number {
+  if (!Number.isSafeInteger(id) || id < 0) throw new TypeError(`expected a non-negative integer id, got ${String(id)}`);
+  return id;
+}
+
+/** Percent-encode one path segment (invoice numbers may contain `/`). */
+function seg(value: string | number): string {
+  return encodeURIComponent(String(value));
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Lists are bare arrays; tolerate a one-key wrapper and PHP's keyed-object form too. */
+function asList(json: unknown, operation: string): unknown[] {
+  if (Array.isArray(json)) return json;
+  if (isObject(json)) {
+    const values = Object.values(json);
+    if (values.length === 1 && Array.isArray(values[0])) return values[0];
+    if (values.every(isObject)) return values;
+  }
+  throw new ServerError({ operation, status: 200, detail: 'expected a list in the answer' });
+}
+
+/** A single read is `{"client": {...}}`; unwrap the one value. A list (or empty answer) means not found. */
+function unwrapSingle(json: unknown, keyField: string): unknown {
+  if (Array.isArray(json) || json === null || json === false || json === '') return null;
+  if (!isObject(json)) return json; // parseRecord reports it
+  if (keyField in json) return json;
+  const values = Object.values(json);
+  if (values.length === 1) {
+    const [value] = values;
+    if (Array.isArray(value) || value === null || value === false) return null;
+    return value;
+  }
+  return json;
+}
+
+/** The new id of a create: bare text (`57`), tolerating a JSON string or a (wrapped) record. */
+function readId(text: string, keyField: string): number | null {
+  const trimmed = text.trim();
+  if (/^\d+$/.test(trimmed)) return toSafe(Number(trimmed));
+  let json: unknown;
+  try {
+    json = JSON.parse(trimmed);
+  } catch {
+    return null;
+  }
+  if (typeof json === 'number') return toSafe(json);
+  if (typeof json === 'string' && /^\s*\d+\s*$/.test(json)) return toSafe(Number(json));
+  const record = unwrapSingle(json, keyField);
+  if (isObject(record)) {
+    const id = record[keyField];
+    if (typeof id === 'number' || (typeof id === 'string' && /^\d+$/.test(id))) return toSafe(Number(id));
+  }
+  return null;
+}
+
+function toSafe(n: number): number | null {
+  return Number.isSafeInteger(n) ? n : null;
+}

@@ -1,0 +1,239 @@
+/**
+ * Transport: undici with keep-alive, Basic auth, a deadline per request, retries with
+ * exponential backoff and jitter for requests that are safe to repeat, and the translation of
+ * every answer or failure into a typed error. Every request passes through the account's gate
+ * (one in flight, budget, slow-down, quota pause).
+ */
+import { Pool } from 'undici';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Logger } from 'pino';
+import { registerSecret } from '../log.js';
+import {
+  ApiError,
+  AuthenticationError,
+  InvalidRequestError,
+  NetworkError,
+  NotFoundError,
+  RateLimitedError,
+  RefusedError,
+  ServerError,
+  UnknownOutcomeError,
+} from './errors.js';
+import { acquireGate, releaseGate, type AccountGate } from './gate.js';
+
+export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
+
+export interface HttpOptions {
+  baseUrl: string;
+  user: string;
+  apiKey: string;
+  requestsPerHour: number;
+  timeoutMs: number;
+  rateLimitPauseMs: number;
+  slowDownBelow: number;
+  maxRetries: number;
+  retryBaseMs: number;
+  logger: Logger;
+}
+
+export interface RequestSpec {
+  method: Method;
+  /** Path below the base URL, segments already percent-encoded, with query string if any. */
+  path: string;
+  body?: unknown;
+  /** Safe to repeat (GET, PUT of fields, DELETE): retried on 5xx, timeouts, drops, malformed JSON. */
+  idempotent: boolean;
+  /** Parse the answer as JSON (a malformed body of a safe request is retried). */
+  json?: boolean;
+  /** How to parse a JSON answer, when not with plain JSON.parse (e.g. keeping each record's text). */
+  parse?: (text: string) => unknown;
+  /** Overrides the deadline of one attempt. */
+  deadlineMs?: number;
+  /** false: refuse at once with RateLimitedError instead of waiting for a quota pause or budget. */
+  wait?: boolean;
+}
+
+export interface HttpAnswer {
+  status: number;
+  text: string;
+  json?: unknown;
+}
+
+const MAX_BACKOFF_MS = 30_000;
+const HOUR_MS = 3_600_000;
+const CONNECT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
+
+type TransportFailure = { kind: 'connect' | 'timeout' | 'dropped'; detail: string; cause: unknown };
+
+export class HttpCore {
+  readonly gate: AccountGate;
+  requestsMade = 0;
+  private readonly pool: Pool;
+  private readonly basePath: string;
+  private readonly authorization: string;
+  private readonly account: string;
+  private closed = false;
+
+  constructor(readonly options: HttpOptions) {
+    const url = new URL(options.baseUrl);
+    this.basePath = url.pathname.replace(/\/+$/, '');
+    const token = Buffer.from(`${options.user}:${options.apiKey}`).toString('base64');
+    this.authorization = `Basic ${token}`;
+    registerSecret(options.apiKey);
+    registerSecret(token);
+    registerSecret(this.authorization);
+    this.pool = new Pool(url.origin, {
+      connections: 1, // one request in flight per account anyway
+      pipelining: 1,
+      keepAliveTimeout: 10_000,
+      keepAliveMaxTimeout: 60_000,
+      connect: { timeout: Math.min(options.timeoutMs, 10_000) },
+    });
+    this.account = `${url.origin}${this.basePath}#${options.user}`;
+    this.gate = acquireGate(this.account, {
+      requestsPerHour: options.requestsPerHour,
+      rateLimitPauseMs: options.rateLimitPauseMs,
+      slowDownBelow: options.slowDownBelow,
+      logger: options.logger,
+    });
+  }
+
+  /** Send one logical request through the gate, with retries where safe. */
+  request(spec: RequestSpec): Promise<HttpAnswer> {
+    if (this.closed) return Promise.reject(new NetworkError({ operation: operationOf(spec), detail: 'the API client is closed' }));
+    const operation = operationOf(spec);
+    const wait = spec.wait ?? true;
+    return this.gate.run(operation, wait, () => this.attempts(spec, operation, wait));
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    releaseGate(this.account, this.gate);
+    await this.pool.close();
+  }
+
+  private async attempts(spec: RequestSpec, operation: string, wait: boolean): Promise<HttpAnswer> {
+    const log = this.options.logger;
+    let failures = 0;
+    // A DELETE whose earlier attempt may have landed counts a later 404 as done.
+    let uncertain = false;
+    let quotaRefusals = 0;
+    for (;;) {
+      await this.gate.beforeSend(operation, wait);
+      let retryReason: ApiError;
+      const started = Date.now();
+      this.requestsMade++;
+      const outcome = await this.send(spec);
+      if ('kind' in outcome) {
+        this.gate.noteDone(null);
+        const { kind, detail, cause } = outcome;
+        log.debug({ operation, kind, detail, ms: Date.now() - started }, 'api: request failed');
+        if (kind !== 'connect' && !spec.idempotent) {
+          throw new UnknownOutcomeError({ operation, detail: `${detail}; the request may have reached the service`, cause });
+        }
+        if (kind !== 'connect') uncertain = true;
+        retryReason = new NetworkError({ operation, detail, cause });
+      } else {
+        const { status, headers, text } = outcome;
+        const remaining = parseRemaining(headers['x-ratelimit-remaining']);
+        this.gate.noteDone(remaining);
+        log.debug({ operation, status, remaining, ms: Date.now() - started }, 'api: request');
+
+        if (status >= 200 && status < 300) {
+          if (!spec.json) return { status, text };
+          try {
+            return { status, text, json: spec.parse ? spec.parse(text) : JSON.parse(text) };
+          } catch (cause) {
+            if (!spec.idempotent) throw new UnknownOutcomeError({ operation, status, detail: `${status} answer was not valid JSON`, cause });
+            retryReason = new ServerError({ operation, status, detail: `${status} answer was not valid JSON`, cause });
+          }
+        } else if ((status === 403 && remaining === 0) || status === 429) {
+          // Refused for quota: nothing was done, so even a send may be repeated after the pause.
+          // Refused again right after a pause: the window has not reset yet, so each further pause doubles.
+          const base = Math.max(this.options.rateLimitPauseMs, this.options.retryBaseMs);
+          const pauseMs = quotaRefusals === 0 ? base : Math.min(Math.max(HOUR_MS, base), base * 2 ** quotaRefusals);
+          quotaRefusals++;
+          const retryAt = this.gate.pause(operation, pauseMs);
+          if (!wait) throw new RateLimitedError(retryAt, { operation, status, detail: `${status} hourly quota spent (X-RateLimit-Remaining: 0)` });
+          continue;
+        } else if (status === 401) {
+          throw new AuthenticationError({ operation, status });
+        } else if (status === 404) {
+          if (uncertain && spec.method === 'DELETE') return { status, text };
+          throw new NotFoundError({ operation, status, serviceMessage: text });
+        } else if (status === 403) {
+          throw new RefusedError({ operation, status, serviceMessage: text });
+        } else if (status >= 400 && status < 500) {
+          throw new InvalidRequestError({ operation, status, serviceMessage: text });
+        } else if (status >= 500) {
+          if (!spec.idempotent) {
+            throw new UnknownOutcomeError({ operation, status, detail: `${status} server error; the request may have taken effect`, serviceMessage: text });
+          }
+          uncertain = true;
+          retryReason = new ServerError({ operation, status, serviceMessage: text });
+        } else {
+          throw new ServerError({ operation, status, detail: `unexpected status ${status}`, serviceMessage: text });
+        }
+      }
+      if (failures >= this.options.maxRetries) throw retryReason;
+      const delay = backoff(this.options.retryBaseMs, failures++);
+      log.warn({ operation, attempt: failures, delayMs: delay, reason: retryReason.message }, 'api: retrying');
+      await sleep(delay, undefined, { signal: this.gate.closedSignal });
+    }
+  }
+
+  private async send(spec: RequestSpec): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; text: string } | TransportFailure> {
+    const deadline = spec.deadlineMs ?? this.options.timeoutMs;
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(), deadline);
+    const headers: Record<string, string> = {
+      authorization: this.authorization,
+      accept: 'application/json',
+      'user-agent': 'invoice-mirror',
+    };
+    let body: string | undefined;
+    if (spec.body !== undefined) {
+      body = JSON.stringify(spec.body);
+      headers['content-type'] = 'application/json';
+    }
+    try {
+      const res = await this.pool.request({
+        path: this.basePath + spec.path,
+        method: spec.method,
+        headers,
+        body,
+        signal: controller.signal,
+        // Our own deadline rules; undici's timers only as a backstop.
+        headersTimeout: deadline + 1_000,
+        bodyTimeout: deadline + 1_000,
+      });
+      const text = await res.body.text();
+      return { status: res.statusCode, headers: res.headers, text };
+    } catch (cause) {
+      if (controller.signal.aborted) return { kind: 'timeout', detail: `no complete answer within ${deadline} ms`, cause };
+      const code = (cause as { code?: string }).code ?? '';
+      if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') return { kind: 'timeout', detail: `no complete answer within ${deadline} ms`, cause };
+      if (CONNECT_CODES.has(code)) return { kind: 'connect', detail: `could not connect (${code})`, cause };
+      return { kind: 'dropped', detail: `connection dropped (${code || (cause as Error).message})`, cause };
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+}
+
+export function operationOf(spec: { method: Method; path: string }): string {
+  return `${spec.method} ${spec.path}`;
+}
+
+function parseRemaining(value: string | string[] | undefined): number | null {
+  const text = Array.isArray(value) ? value[0] : value;
+  if (text === undefined) return null;
+  const n = Number.parseInt(text, 10);
+  return Number.isFinite(n) ? n : null;
+}
+
+/** Exponential backoff with full-range jitter (0.5×–1.5×), capped. */
+function backoff(baseMs: number, failures: number): number {
+  return Math.min(MAX_BACKOFF_MS, baseMs * 2 ** failures) * (0.5 + Math.random());
+}

@@ -1,0 +1,95 @@
+/** `invoice-mirror sandbox`: run the simulated service until SIGINT/SIGTERM. */
+import type { Command } from 'commander';
+import { UsageError } from '../errors.js';
+import { startSandbox, type SandboxOptions, type Sandbox } from './index.js';
+
+export interface SandboxFlags {
+  port?: string;
+  host?: string;
+  records?: string;
+  seed?: string;
+  latency?: string;
+  failureRate?: string;
+  quota?: string;
+  sendMs?: string;
+  pageSize?: string;
+  admin?: boolean;
+}
+
+function integer(flag: string, value: string | undefined, min: number, max: number): number | undefined {
+  if (value === undefined) return undefined;
+  const t = value.trim();
+  if (!/^-?\d+$/.test(t) || Number(t) < min || Number(t) > max) throw new UsageError(`--${flag}: must be an integer from ${min} to ${max}`);
+  return Number(t);
+}
+
+function decimal(flag: string, value: string | undefined, min: number, max: number): number | undefined {
+  if (value === undefined) return undefined;
+  const t = value.trim();
+  if (!/^\d+(\.\d+)?$/.test(t) || Number(t) < min || Number(t) > max) throw new UsageError(`--${flag}: must be a number from ${min} to ${max}`);
+  return Number(t);
+}
+
+/** Flags → sandbox options; every bad value is a UsageError naming the flag. */
+export function sandboxOptionsFromFlags(flags: SandboxFlags): SandboxOptions {
+  const host = flags.host?.trim();
+  if (flags.host !== undefined && (host === '' || /\s|\//.test(host!))) throw new UsageError('--host: must be a host name or IP address');
+  return {
+    port: integer('port', flags.port, 0, 65535) ?? 4010,
+    host: host ?? '127.0.0.1',
+    records: integer('records', flags.records, 0, 10_000_000) ?? 500,
+    seed: integer('seed', flags.seed, 0, 2 ** 32 - 1) ?? 1,
+    latencyMs: decimal('latency', flags.latency, 0, 600_000),
+    failureRate: decimal('failure-rate', flags.failureRate, 0, 1),
+    hourlyQuota: flags.quota === undefined ? undefined : integer('quota', flags.quota, 0, Number.MAX_SAFE_INTEGER),
+    sendMsPerInvoice: decimal('send-ms', flags.sendMs, 0, 600_000),
+    defaultPageSize: integer('page-size', flags.pageSize, 1, 1_000_000),
+    admin: flags.admin === true,
+  };
+}
+
+export function registerSandboxCommand(program: Command): Command {
+  return program
+    .command('sandbox')
+    .description('run the built-in simulated invoicing service with generated data')
+    .option('--port <port>', 'port to listen on (0 = any free port)', '4010')
+    .option('--host <host>', 'address to listen on', '127.0.0.1')
+    .option('--records <n>', 'generated records, split over the five record kinds', '500')
+    .option('--seed <s>', 'seed of the generated data', '1')
+    .option('--latency <ms>', 'latency added to every response')
+    .option('--failure-rate <r>', 'chance (0..1) that a call fails (500, dropped, hung, malformed)')
+    .option('--quota <n>', 'API calls allowed per hour (default: unlimited)')
+    .option('--send-ms <ms>', 'time it takes to send one saved invoice (default 1500)')
+    .option('--page-size <n>', 'page size when a list call has no count (default 100)')
+    .option('--admin', 'enable the admin routes under /_admin')
+    .action(async (flags: SandboxFlags) => {
+      const options = sandboxOptionsFromFlags(flags);
+      let sandbox: Sandbox;
+      try {
+        sandbox = await startSandbox(options);
+      } catch (e) {
+        const code = (e as NodeJS.ErrnoException).code;
+        if (code === 'EADDRINUSE') throw new UsageError(`--port: port ${options.port} is already in use`);
+        if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') throw new UsageError(`--host: cannot listen on ${options.host}`);
+        throw e;
+      }
+      const out = process.stdout;
+      out.write(`Sandbox invoicing service listening on ${sandbox.url}\n`);
+      out.write(`  user:    ${sandbox.user}\n  API key: ${sandbox.apiKey}\n`);
+      out.write(`  try:     curl -u ${sandbox.user}:${sandbox.apiKey} '${sandbox.url}/clients?count=5'\n`);
+      out.write(`  use:     INVOICING_API_URL=${sandbox.url} INVOICING_API_USER=${sandbox.user} INVOICING_API_KEY=${sandbox.apiKey}\n`);
+      if (options.admin) out.write(`  admin:   ${sandbox.url.replace(/\/api\/v1$/, '')}/_admin/ (knobs, clock, fail, churn, records, calls)\n`);
+      out.write('Press Ctrl+C to stop.\n');
+      await new Promise<void>((resolve) => {
+        const stop = (): void => {
+          process.off('SIGINT', stop);
+          process.off('SIGTERM', stop);
+          resolve();
+        };
+        process.on('SIGINT', stop);
+        process.on('SIGTERM', stop);
+      });
+      await sandbox.close();
+      out.write('Sandbox stopped.\n');
+    });
+}

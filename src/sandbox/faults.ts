@@ -1,0 +1,90 @@
+/** Hourly quota and injected faults: deterministic (seeded) so a failing test fails the same way again. */
+import { mixSeed, mulberry32, type Rng } from './prng.js';
+
+export type FaultKind = '500' | 'drop' | 'hang' | 'malformed';
+export const FAULT_KINDS: readonly FaultKind[] = ['500', 'drop', 'hang', 'malformed'];
+
+export interface FaultMatch {
+  method?: string;
+  pathPrefix?: string;
+}
+
+interface Planned {
+  kind: FaultKind | 'quota';
+  left: number;
+  match?: FaultMatch;
+}
+
+const HOUR_MS = 3_600_000;
+
+export class Quota {
+  private used = 0;
+  private windowStart: number | undefined;
+
+  constructor(public limit: number) {}
+
+  private roll(now: number): void {
+    if (this.windowStart !== undefined && now - this.windowStart >= HOUR_MS) {
+      this.windowStart = undefined;
+      this.used = 0;
+    }
+  }
+
+  /** Count a call; false when the hour's quota is spent (the call is then not counted). */
+  take(now = Date.now()): boolean {
+    this.roll(now);
+    if (this.used >= this.limit) return false;
+    this.windowStart ??= now;
+    this.used++;
+    return true;
+  }
+
+  remaining(now = Date.now()): number {
+    this.roll(now);
+    return Math.max(0, this.limit - this.used);
+  }
+
+  /** The header value: an unlimited sandbox still shows a (large) number, as the service always does. */
+  header(): string {
+    const r = this.remaining();
+    return Number.isFinite(r) ? String(r) : '1000000';
+  }
+
+  reset(): void {
+    this.used = 0;
+    this.windowStart = undefined;
+  }
+}
+
+export class Faults {
+  private planned: Planned[] = [];
+  private readonly rng: Rng;
+
+  constructor(seed: number) {
+    this.rng = mulberry32(mixSeed(seed, 0xfa17));
+  }
+
+  plan(kind: FaultKind | 'quota', count = 1, match?: FaultMatch): void {
+    if (kind !== 'quota' && !FAULT_KINDS.includes(kind)) throw new Error(`unknown fault kind: ${String(kind)}`);
+    if (!Number.isInteger(count) || count < 1) throw new Error('failNext: count must be a positive integer');
+    this.planned.push({ kind, left: count, match });
+  }
+
+  clear(): void {
+    this.planned = [];
+  }
+
+  /** A planned fault matching this call (consumed), else a random one by `rate`, else none. */
+  decide(method: string, path: string, rate: number, kinds: readonly FaultKind[]): FaultKind | 'quota' | undefined {
+    const i = this.planned.findIndex(
+      (p) => (!p.match?.method || p.match.method.toUpperCase() === method) && (!p.match?.pathPrefix || path.startsWith(p.match.pathPrefix)),
+    );
+    if (i >= 0) {
+      const p = this.planned[i]!;
+      if (--p.left <= 0) this.planned.splice(i, 1);
+      return p.kind;
+    }
+    if (rate > 0 && kinds.length > 0 && this.rng() < rate) return kinds[Math.floor(this.rng() * kinds.length)];
+    return undefined;
+  }
+}

@@ -1,0 +1,259 @@
+/**
+ * The HTTP face of the sandbox: call log, Basic auth, hourly quota, injected faults, latency, then
+ * the routes. Every response carries X-RateLimit-Remaining, errors are plain text.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+import { performance } from 'node:perf_hooks';
+import { text, type Reply } from './actions.js';
+import type { FaultKind, Faults, Quota } from './faults.js';
+import { route, type RouteContext } from './routes.js';
+import type { Account } from './store.js';
+import { HttpError, parseForm } from './wire.js';
+import { logger } from '../log.js';
+
+export interface CallRecord {
+  seq: number;
+  method: string;
+  path: string;
+  query: string;
+  body: string | undefined;
+  /** null when the connection was dropped or hung (no response). */
+  status: number | null;
+  /** performance.timeOrigin + performance.now(), in ms. */
+  startedAt: number;
+  /** Infinity while the call is still in flight. */
+  endedAt: number;
+  fault?: FaultKind;
+}
+
+export interface Knobs {
+  latencyMs: number;
+  failureRate: number;
+  failureKinds: FaultKind[];
+  hourlyQuota: number;
+  sendMsPerInvoice: number;
+  defaultPageSize: number;
+  ignorePaging: boolean;
+  hangMs: number;
+}
+
+export interface ServerDeps {
+  account: Account;
+  knobs: Knobs;
+  quota: Quota;
+  faults: Faults;
+  calls: CallRecord[];
+  user: string;
+  apiKey: string;
+  /** Handles /_admin/... when the admin surface is on (undefined: off, those paths are 404). */
+  admin?: (method: string, path: string, body: unknown) => Reply | Promise<Reply>;
+}
+
+const PREFIX = '/api/v1';
+const MAX_BODY = 20 * 1024 * 1024;
+export const hrNow = (): number => performance.timeOrigin + performance.now();
+
+class Closed extends Error {}
+
+export class SandboxServer {
+  readonly server: Server;
+  private readonly sockets = new Set<Socket>();
+  private readonly waits = new Set<{ timer: NodeJS.Timeout; reject: (e: Error) => void }>();
+  private seq = 0;
+  private closed = false;
+
+  constructor(private readonly deps: ServerDeps) {
+    this.server = createServer({ keepAliveTimeout: 5000 }, (req, res) => void this.handle(req, res));
+    this.server.on('connection', (s) => {
+      this.sockets.add(s);
+      s.on('close', () => this.sockets.delete(s));
+    });
+  }
+
+  listen(port: number, host: string): Promise<number> {
+    return new Promise((resolve, reject) => {
+      this.server.once('error', reject);
+      this.server.listen(port, host, () => {
+        this.server.off('error', reject);
+        const addr = this.server.address();
+        resolve(typeof addr === 'object' && addr ? addr.port : port);
+      });
+    });
+  }
+
+  /** A wait that ends early (rejecting) when the sandbox closes. */
+  wait(ms: number): Promise<void> {
+    if (this.closed) return Promise.reject(new Closed());
+    if (ms <= 0) return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      const entry = {
+        timer: setTimeout(() => {
+          this.waits.delete(entry);
+          resolve();
+        }, ms),
+        reject,
+      };
+      this.waits.add(entry);
+    });
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const w of this.waits) {
+      clearTimeout(w.timer);
+      w.reject(new Closed());
+    }
+    this.waits.clear();
+    const done = new Promise<void>((resolve) => this.server.close(() => resolve()));
+    for (const s of this.sockets) s.destroy();
+    this.server.closeAllConnections();
+    await done;
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const startedAt = hrNow();
+    const url = req.url ?? '/';
+    const q = url.indexOf('?');
+    const path = q < 0 ? url : url.slice(0, q);
+    const query = q < 0 ? '' : url.slice(q + 1);
+    const method = (req.method ?? 'GET').toUpperCase();
+    const isAdmin = path.startsWith('/_admin') && this.deps.admin !== undefined;
+    const call: CallRecord = { seq: 0, method, path, query, body: undefined, status: null, startedAt, endedAt: Number.POSITIVE_INFINITY };
+    if (!isAdmin) {
+      call.seq = ++this.seq;
+      this.deps.calls.push(call);
+    }
+    res.on('finish', () => {
+      call.status = res.statusCode;
+      call.endedAt = hrNow();
+    });
+    res.on('close', () => {
+      if (call.endedAt === Number.POSITIVE_INFINITY) call.endedAt = hrNow();
+    });
+    try {
+      const raw = await readBody(req);
+      call.body = raw === '' ? undefined : raw;
+      if (!this.authorized(req)) {
+        await this.wait(this.deps.knobs.latencyMs);
+        return this.send(res, { status: 401, type: 'text', body: 'Unauthorized: use HTTP Basic auth with your user name and API key' }, { 'WWW-Authenticate': 'Basic realm="api"' });
+      }
+      if (isAdmin) return this.send(res, await this.run(() => this.deps.admin!(method, path, parseBody(req, raw))));
+      await this.serve(req, res, call, method, path, query, raw);
+    } catch (e) {
+      if (e instanceof Closed) return void req.socket.destroy();
+      if (e instanceof HttpError) return this.send(res, text(e.status, e.message));
+      logger.error({ err: e }, 'sandbox: unexpected error');
+      if (!res.headersSent) this.send(res, text(500, 'Internal Server Error'));
+    }
+  }
+
+  private async serve(req: IncomingMessage, res: ServerResponse, call: CallRecord, method: string, path: string, query: string, raw: string): Promise<void> {
+    const { knobs, quota, faults } = this.deps;
+    const relative = path.startsWith(PREFIX) ? path.slice(PREFIX.length) || '/' : path;
+    const fault = faults.decide(method, relative, knobs.failureRate, knobs.failureKinds);
+    if (fault === 'quota' || !quota.take()) {
+      await this.wait(knobs.latencyMs);
+      return this.send(res, text(403, 'Rate limit exceeded: the hourly quota of API calls is used up'), { 'X-RateLimit-Remaining': '0' });
+    }
+    if (fault) call.fault = fault;
+    if (fault === 'drop') return dropConnection(req, call);
+    if (fault === 'hang') {
+      await this.wait(knobs.hangMs).catch(() => undefined);
+      return dropConnection(req, call);
+    }
+    await this.wait(knobs.latencyMs);
+    if (fault === '500') return this.send(res, text(500, 'Internal Server Error'));
+    let reply = await this.run(() => {
+      if (!path.startsWith(PREFIX + '/') && path !== PREFIX) throw new HttpError(404, 'Not found');
+      const segments = relative.split('/').filter((s) => s !== '').map(decodeSegment);
+      const ctx: RouteContext = {
+        account: this.deps.account,
+        defaultPageSize: knobs.defaultPageSize,
+        ignorePaging: knobs.ignorePaging,
+        sendDelay: (n) => this.wait(n * knobs.sendMsPerInvoice),
+      };
+      return route(ctx, { method, segments, query: new URLSearchParams(query), body: parseBody(req, raw), ip: req.socket.remoteAddress ?? '' });
+    });
+    if (fault === 'malformed') {
+      // The operation happened, but the answer is cut short.
+      const full = typeof reply.body === 'string' ? Buffer.from(reply.body, 'utf8') : reply.body;
+      const body = reply.type === 'json' ? full.subarray(0, Math.max(1, Math.floor(full.length / 2))) : `{"result": "${String(reply.body).slice(0, 2)}`;
+      reply = { status: 200, type: 'json', body };
+    }
+    this.send(res, reply);
+  }
+
+  private async run(fn: () => Reply | Promise<Reply>): Promise<Reply> {
+    try {
+      return await fn();
+    } catch (e) {
+      if (e instanceof HttpError) return text(e.status, e.message);
+      throw e;
+    }
+  }
+
+  private authorized(req: IncomingMessage): boolean {
+    const header = req.headers.authorization ?? '';
+    const m = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(header);
+    if (!m) return false;
+    const decoded = Buffer.from(m[1]!, 'base64').toString('utf8');
+    const colon = decoded.indexOf(':');
+    return colon >= 0 && decoded.slice(0, colon) === this.deps.user && decoded.slice(colon + 1) === this.deps.apiKey;
+  }
+
+  private send(res: ServerResponse, reply: Reply, extra: Record<string, string> = {}): void {
+    if (res.headersSent || res.destroyed) return;
+    const body = typeof reply.body === 'string' ? Buffer.from(reply.body, 'utf8') : reply.body;
+    res.writeHead(reply.status, {
+      'Content-Type': reply.type === 'json' ? 'application/json; charset=utf-8' : 'text/plain; charset=utf-8',
+      'Content-Length': String(body.length),
+      'X-RateLimit-Remaining': this.deps.quota.header(),
+      ...extra,
+    });
+    res.end(body);
+  }
+}
+
+/** End a call without an answer (the log shows status null). */
+function dropConnection(req: IncomingMessage, call: CallRecord): void {
+  req.socket.destroy();
+  if (call.endedAt === Number.POSITIVE_INFINITY) call.endedAt = hrNow();
+}
+
+function decodeSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    throw new HttpError(400, `Bad percent-encoding in path segment "${segment}"`);
+  }
+}
+
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (c: Buffer) => {
+      size += c.length;
+      if (size > MAX_BODY) {
+        reject(new HttpError(413, 'Request body too large'));
+        req.destroy();
+      } else chunks.push(c);
+    });
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}
+
+/** JSON or form-encoded, as the service takes both; undefined when there is no body. */
+function parseBody(req: IncomingMessage, raw: string): unknown {
+  if (raw.trim() === '') return undefined;
+  const type = String(req.headers['content-type'] ?? '').toLowerCase();
+  if (type.includes('application/x-www-form-urlencoded')) return parseForm(raw);
+  try {
+    return JSON.parse(raw) as unknown;
+  } catch {
+    if (!type.includes('json') && /^[^{[\s"][^=]*=/.test(raw)) return parseForm(raw);
+    throw new HttpError(400, 'The request body is not valid JSON');
+  }
+}

@@ -1,0 +1,114 @@
+/**
+ * The mirrored entities, described once as data. The sync engine is generic: these descriptions
+ * tell it where each entity's records come from (the client's list of the same name), which table
+ * they go to, which field identifies them, how a parsed record becomes a row, and whether the
+ * record carries document lines.
+ */
+import { hash } from 'node:crypto';
+import {
+  LINE_COLUMNS,
+  MIRROR_COLUMNS,
+  MIRROR_KEYS,
+  type DocumentType,
+  type MirrorColumn,
+  type MirrorTable,
+} from '../../migrations/0002_mirror.js';
+import { rawTextOf } from '../api/index.js';
+
+export type { DocumentType, MirrorTable };
+
+export interface EntityDefinition {
+  /** The mirror table, and the name of the client's list (`client.list(name)`). */
+  name: MirrorTable;
+  /** The identifying column (an integer). */
+  key: string;
+  columns: readonly MirrorColumn[];
+  /** Text columns: taken from the raw record in SQL, unless the parser changed the value. */
+  textColumns: readonly MirrorColumn[];
+  /** Every other column except the key: sent as typed values, in this order. */
+  typedColumns: readonly MirrorColumn[];
+  /** Set for documents whose `lines` go to `document_lines`. */
+  documentType?: DocumentType;
+}
+
+function entity(name: MirrorTable, documentType?: DocumentType): EntityDefinition {
+  const key = MIRROR_KEYS[name];
+  const columns: readonly MirrorColumn[] = MIRROR_COLUMNS[name];
+  return {
+    name,
+    key,
+    columns,
+    textColumns: columns.filter((c) => c.type === 'text'),
+    typedColumns: columns.filter((c) => c.type !== 'text' && c.name !== key),
+    documentType,
+  };
+}
+
+/** In pull order: what documents refer to comes first. */
+export const ENTITIES: readonly EntityDefinition[] = [
+  entity('countries'),
+  entity('clients'),
+  entity('products'),
+  entity('quotations', 'quotation'),
+  entity('saved_invoices', 'saved_invoice'),
+  entity('repeating_invoices', 'repeating_invoice'),
+];
+
+export const ENTITY_NAMES: readonly MirrorTable[] = ENTITIES.map((e) => e.name);
+
+export function entityNamed(name: string): EntityDefinition {
+  const found = ENTITIES.find((e) => e.name === name);
+  if (!found) throw new Error(`unknown entity '${name}'`);
+  return found;
+}
+
+export { LINE_COLUMNS };
+
+/**
+ * A record ready for the merge. Most of a record's bytes are its text fields, and those are
+ * already in the raw record; so the raw text travels once and only the typed values of the other
+ * columns travel beside it (plus any text the parser changed, e.g. a lower-cased enum).
+ */
+export interface StagedRow {
+  key: number;
+  /** md5 (base64) of `rawText`. */
+  hash: string;
+  /** The record's JSON text exactly as received (re-serialized only when that text is unknown). */
+  rawText: string;
+  /** Values of `typedColumns`, in order. */
+  typed: unknown[];
+  /** Text columns whose parsed value differs from the raw field, by column name. */
+  overrides: Record<string, string | null> | null;
+  lines: Record<string, unknown>[] | null;
+}
+
+function fieldOf(column: MirrorColumn, record: Record<string, unknown>): unknown {
+  const value = record[column.field ?? column.name];
+  if (column.subfield === undefined) return value;
+  return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>)[column.subfield] : undefined;
+}
+
+/** Maps a parsed record (typed fields under their spec names, plus `raw`) to a staged row. */
+export function toStagedRow(definition: EntityDefinition, record: Record<string, unknown>): StagedRow {
+  const raw = record.raw as Record<string, unknown>;
+  const rawText = rawTextOf(raw) ?? JSON.stringify(raw);
+  const typed = definition.typedColumns.map((column) => fieldOf(column, record) ?? null);
+  let overrides: Record<string, string | null> | null = null;
+  for (const column of definition.textColumns) {
+    const parsed = (fieldOf(column, record) ?? null) as string | null;
+    const wire = fieldOf(column, raw);
+    if (parsed !== (typeof wire === 'string' ? wire : wire === undefined || wire === null ? null : undefined)) {
+      (overrides ??= {})[column.name] = parsed;
+    }
+  }
+  let lines: Record<string, unknown>[] | null = null;
+  if (definition.documentType) {
+    const parsedLines = (record.lines ?? []) as Record<string, unknown>[];
+    lines = parsedLines.map((line, index) => {
+      const row: Record<string, unknown> = { document_id: record[definition.key], position: index + 1 };
+      for (const column of LINE_COLUMNS) row[column.name] = line[column.name] ?? null;
+      return row;
+    });
+  }
+  return { key: record[definition.key] as number, hash: hash('md5', rawText, 'base64'), rawText, typed, overrides, lines };
+}

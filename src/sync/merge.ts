@@ -1,0 +1,231 @@
+/**
+ * The set-based diff. A page of records is sent to Postgres as one JSON parameter and merged in a
+ * single statement: rows whose raw record is unchanged are skipped (not even rewritten), new ones
+ * are inserted, changed or returning ones updated, and a `changes` row is written for each in the
+ * same statement, hence the same transaction. Document lines are rewritten only for documents
+ * whose lines changed. Deletes are a separate sweep, run only after a complete pull.
+ */
+import { sql, type Kysely, type RawBuilder } from 'kysely';
+import { quoteName } from '../../migrations/0002_mirror.js';
+import type { Database } from '../db/index.js';
+import type { MirrorColumn } from '../../migrations/0002_mirror.js';
+import { LINE_COLUMNS, type EntityDefinition, type StagedRow } from './entities.js';
+
+export interface MergeResult {
+  inserted: number;
+  updated: number;
+  restored: number;
+  unchanged: number;
+}
+
+/** JSON text cast to jsonb in SQL (postgres.js would double-encode a jsonb-typed parameter). */
+function jsonParam(value: unknown): RawBuilder<unknown> {
+  return sql`cast(${JSON.stringify(value)} as text)::jsonb`;
+}
+
+/** `name type, …` for jsonb_to_recordset. */
+function recordDefinition(columns: readonly { name: string; type: string }[]): string {
+  return columns.map((c) => `${quoteName(c.name)} ${c.type}`).join(', ');
+}
+
+/** SQL literal of a JSON key or path element (column names are plain identifiers). */
+const literal = (text: string) => `'${text.replace(/'/g, "''")}'`;
+
+/** The SQL expression that computes a column from the staged JSON (see StagedRow). */
+function columnExpression(definition: EntityDefinition, column: MirrorColumn): string {
+  if (column.name === definition.key) return 'x.k';
+  if (column.type === 'text') {
+    const wire = column.subfield
+      ? `x.r -> ${literal(column.field!)} ->> ${literal(column.subfield)}`
+      : `x.r ->> ${literal(column.field ?? column.name)}`;
+    return `case when x.o ? ${literal(column.name)} then x.o ->> ${literal(column.name)} else ${wire} end`;
+  }
+  const index = definition.typedColumns.indexOf(column);
+  if (column.type === 'jsonb') return `nullif(x.t -> ${index}, 'null'::jsonb)`;
+  return `(x.t ->> ${index})::${column.type}`;
+}
+
+/**
+ * The merge statement of an entity, split around its two parameters (the page as JSON text and
+ * the run id). Built once per entity from its fixed column list; every value is a parameter.
+ */
+const mergeSqlCache = new Map<string, [string, string, string]>();
+
+function mergeSql(definition: EntityDefinition): [string, string, string] {
+  const cached = mergeSqlCache.get(definition.name);
+  if (cached) return cached;
+  const table = definition.name;
+  const key = quoteName(definition.key);
+  const names = definition.columns.map((c) => quoteName(c.name));
+  const text = `
+with incoming as (
+  select ${definition.columns.map((c) => `${columnExpression(definition, c)} as ${quoteName(c.name)}`).join(',\n    ')},
+    x.h as raw_hash, x.r as raw
+  from jsonb_to_recordset(cast($1 as text)::jsonb) as x(k integer, h text, t jsonb, o jsonb, r jsonb)
+),
+previous as (
+  select t.${key} as key, t.raw, t.deleted_at from ${table} t where t.${key} in (select ${key} from incoming)
+),
+written as (
+  insert into ${table} as t (${names.join(', ')}, raw, raw_hash)
+  select ${names.join(', ')}, raw, raw_hash from incoming
+  on conflict (${key}) do update set
+    ${names.filter((n) => n !== key).map((n) => `${n} = excluded.${n}`).join(',\n    ')},
+    raw = excluded.raw, raw_hash = excluded.raw_hash,
+    last_changed_at = case when t.raw is distinct from excluded.raw or t.deleted_at is not null then now() else t.last_changed_at end,
+    last_seen_at = now(), deleted_at = null
+  -- Unchanged rows are not written at all; a row whose record is the same but arrived as other
+  -- text (another serialization) only gets its new hash.
+  where t.raw is distinct from excluded.raw or t.deleted_at is not null or t.raw_hash is distinct from excluded.raw_hash
+  returning t.${key} as key, t.raw
+),
+classified as (
+  select w.key, w.raw as after, p.raw as before,
+    case when p.key is null then 'insert' when p.deleted_at is not null then 'restore'
+         when p.raw is distinct from w.raw then 'update' else 'rehash' end as op,
+    (p.key is null or w.raw -> 'lines' is distinct from p.raw -> 'lines') as lines_changed
+  from written w left join previous p on p.key = w.key
+),
+logged as (
+  insert into changes (sync_run_id, entity, entity_id, op, changed_fields, before, after)
+  select $2::bigint, '${table}', c.key::text, c.op,
+    case when c.op = 'insert' then null else array(
+      select k from (select jsonb_object_keys(c.after) union select jsonb_object_keys(c.before)) as keys(k)
+      where c.after -> k is distinct from c.before -> k order by k) end,
+    c.before, c.after
+  from classified c where c.op <> 'rehash'
+)
+select key, op, lines_changed from classified`;
+  const [head, rest] = text.split('$1') as [string, string];
+  const [middle, tail] = rest.split('$2') as [string, string];
+  const parts: [string, string, string] = [head, middle, tail];
+  mergeSqlCache.set(definition.name, parts);
+  return parts;
+}
+
+/** The staged rows as the JSON array the merge statement reads; the raw text is spliced in as is. */
+function pageJson(rows: StagedRow[]): string {
+  const parts = rows.map((row) => `{"k":${row.key},"h":${JSON.stringify(row.hash)},"t":${JSON.stringify(row.typed)},"o":${row.overrides ? JSON.stringify(row.overrides) : 'null'},"r":${row.rawText}}`);
+  return `[${parts.join(',')}]`;
+}
+
+/**
+ * The keys of the rows that need the merge: new, changed, deleted ones, or ones whose text hash
+ * differs. A page that needs none costs one small query and writes nothing.
+ */
+export async function keysToMerge(db: Kysely<Database>, definition: EntityDefinition, rows: StagedRow[]): Promise<Set<number>> {
+  const key = sql.raw(quoteName(definition.key));
+  const pairs = `[${rows.map((row) => `[${row.key},${JSON.stringify(row.hash)}]`).join(',')}]`;
+  const { rows: found } = await sql<{ k: number }>`
+    select (p ->> 0)::int as k from jsonb_array_elements(cast(${pairs} as text)::jsonb) as p
+    where not exists (
+      select 1 from ${sql.table(definition.name)} t
+      where t.${key} = (p ->> 0)::int and t.raw_hash = p ->> 1 and t.deleted_at is null)`.execute(db);
+  return new Set(found.map((row) => Number(row.k)));
+}
+
+/** Merges one page of staged rows; call inside a transaction. */
+export async function mergePage(db: Kysely<Database>, definition: EntityDefinition, rows: StagedRow[], runId: number | null): Promise<MergeResult> {
+  const result: MergeResult = { inserted: 0, updated: 0, restored: 0, unchanged: 0 };
+  if (rows.length === 0) return result;
+  // A key twice in one statement would make the upsert fail; the later copy wins.
+  const unique = new Map<number, StagedRow>();
+  for (const row of rows) unique.set(row.key, row);
+  const page = [...unique.values()];
+
+  const [head, middle, tail] = mergeSql(definition);
+  const { rows: written } = await sql<{ key: number; op: 'insert' | 'update' | 'restore' | 'rehash'; lines_changed: boolean }>`${sql.raw(head)}${pageJson(page)}${sql.raw(middle)}${runId}${sql.raw(tail)}`.execute(db);
+  for (const row of written) {
+    if (row.op === 'insert') result.inserted++;
+    else if (row.op === 'restore') result.restored++;
+    else if (row.op === 'update') result.updated++;
+  }
+  result.unchanged = page.length - result.inserted - result.restored - result.updated;
+
+  if (definition.documentType) {
+    const changedKeys = new Set(written.filter((row) => row.lines_changed).map((row) => Number(row.key)));
+    if (changedKeys.size > 0) await rewriteLines(db, definition, page.filter((row) => changedKeys.has(row.key)));
+  }
+  return result;
+}
+
+/** Replaces the lines of the given documents with the lines they carry now. */
+async function rewriteLines(db: Kysely<Database>, definition: EntityDefinition, documents: StagedRow[]): Promise<void> {
+  const type = definition.documentType!;
+  const ids = documents.map((d) => d.key);
+  await sql`delete from document_lines where document_type = ${type} and document_id in (select value::int from jsonb_array_elements_text(${jsonParam(ids)}))`.execute(db);
+  const lines = documents.flatMap((d) => d.lines ?? []);
+  if (lines.length === 0) return;
+  const names = LINE_COLUMNS.map((c) => quoteName(c.name)).join(', ');
+  await sql`
+    insert into document_lines (document_type, document_id, position, ${sql.raw(names)})
+    select ${type}, document_id, position, ${sql.raw(names)}
+    from jsonb_to_recordset(${jsonParam(lines)}) as x(document_id integer, position integer, ${sql.raw(recordDefinition(LINE_COLUMNS))})`.execute(db);
+}
+
+/**
+ * After a complete pull: every live row that was not seen is marked deleted, with a `changes`
+ * row. Rows written after the pull began (by a targeted refresh, say) are left alone: the pull
+ * could not have seen them.
+ */
+export async function sweepDeleted(db: Kysely<Database>, definition: EntityDefinition, seenKeys: Iterable<number>, pullStartedAt: Date, runId: number | null): Promise<number> {
+  const key = sql.raw(quoteName(definition.key));
+  const table = sql.raw(definition.name);
+  const result = await sql<{ deleted: number }>`
+    with seen as (
+      select value::int as key from jsonb_array_elements_text(${jsonParam([...seenKeys])})
+    ),
+    gone as (
+      update ${table} t set deleted_at = now(), last_changed_at = now()
+      where t.deleted_at is null
+        and t.last_changed_at < ${pullStartedAt}
+        and not exists (select 1 from seen s where s.key = t.${key})
+      returning t.${key} as key, t.raw
+    ),
+    logged as (
+      insert into changes (sync_run_id, entity, entity_id, op, before)
+      select ${runId}::bigint, ${definition.name}, key::text, 'delete', raw from gone
+    )
+    select count(*)::int as deleted from gone`.execute(db);
+  return Number(result.rows[0]?.deleted ?? 0);
+}
+
+/** A record the service says no longer exists (a targeted refresh got 404): mark it deleted. */
+export async function markDeleted(db: Kysely<Database>, definition: EntityDefinition, keyValue: number, runId: number | null): Promise<boolean> {
+  const key = sql.raw(quoteName(definition.key));
+  const table = sql.raw(definition.name);
+  const result = await sql<{ deleted: number }>`
+    with gone as (
+      update ${table} t set deleted_at = now(), last_changed_at = now()
+      where t.deleted_at is null and t.${key} = ${keyValue}
+      returning t.${key} as key, t.raw
+    ),
+    logged as (
+      insert into changes (sync_run_id, entity, entity_id, op, before)
+      select ${runId}::bigint, ${definition.name}, key::text, 'delete', raw from gone
+    )
+    select count(*)::int as deleted from gone`.execute(db);
+  return Number(result.rows[0]?.deleted ?? 0) > 0;
+}
+
+/**
+ * `last_seen_at` is refreshed lazily: rewriting every unchanged row on every pull would turn a
+ * no-change sync into a full-table write. Rows seen by a complete pull get a new `last_seen_at`
+ * once it is older than `resolution`.
+ */
+export async function touchSeen(db: Kysely<Database>, definition: EntityDefinition, seenKeys: Iterable<number>, resolutionHours: number): Promise<number> {
+  const key = sql.raw(quoteName(definition.key));
+  const table = sql.raw(definition.name);
+  const result = await sql<{ touched: number }>`
+    with seen as (
+      select value::int as key from jsonb_array_elements_text(${jsonParam([...seenKeys])})
+    ),
+    touched as (
+      update ${table} t set last_seen_at = now()
+      from seen s
+      where s.key = t.${key} and t.deleted_at is null and t.last_seen_at < now() - make_interval(hours => ${resolutionHours})
+      returning 1
+    )
+    select count(*)::int as touched from touched`.execute(db);
+  return Number(result.rows[0]?.touched ?? 0);
+}

@@ -1,0 +1,239 @@
+/**
+ * A sync run: pulls each entity through the client, merges page by page, sweeps deletes after a
+ * complete pull, and records the run in `sync_runs`. One run at a time per mirror, across
+ * processes (a session advisory lock held for the whole run).
+ *
+ * Statuses: `succeeded` when every entity was pulled completely; `partial` when some were not
+ * (an error, the rate limit, unreadable records, a stop request); `failed` when none was.
+ */
+import { sql, type Kysely } from 'kysely';
+import type { Logger } from 'pino';
+import type { InvoicingClient } from '../api/index.js';
+import { AuthenticationError, RateLimitedError } from '../api/errors.js';
+import type { EntityCounts, SyncRunStatus } from '../../migrations/0001_core.js';
+import { jsonb, lockKey, type Database } from '../db/index.js';
+import { RunError, errorMessage } from '../errors.js';
+import { logger as defaultLogger } from '../log.js';
+import { ENTITIES, toStagedRow, type EntityDefinition, type MirrorTable, type StagedRow } from './entities.js';
+import { keysToMerge, mergePage, sweepDeleted, touchSeen } from './merge.js';
+
+export interface SyncDeps {
+  db: Kysely<Database>;
+  client: InvoicingClient;
+  schema: string;
+  logger?: Logger;
+}
+
+export interface SyncProgress {
+  entity: MirrorTable;
+  /** Records received so far for this entity. */
+  fetched: number;
+  /** Time since this entity's pull began. */
+  elapsedMs: number;
+  done: boolean;
+}
+
+export interface SyncOptions {
+  kind: 'backfill' | 'sync';
+  /** Default: every entity. */
+  entities?: readonly MirrorTable[];
+  /** Records per list request (default: the client's). */
+  pageSize?: number;
+  onProgress?: (progress: SyncProgress) => void;
+  /** Aborting stops the run after the page being written; the run ends `partial`. */
+  signal?: AbortSignal;
+}
+
+export interface EntityOutcome extends EntityCounts {
+  restored: number;
+  complete: boolean;
+  error?: string;
+}
+
+export interface SyncOutcome {
+  runId: number;
+  status: SyncRunStatus;
+  entities: Partial<Record<MirrorTable, EntityOutcome>>;
+  requestsMade: number;
+  error: string | null;
+}
+
+/** Thrown when another process is running a sync or backfill on the same mirror. */
+export class SyncBusyError extends RunError {
+  constructor() {
+    super('another sync or backfill is running on this mirror; try again when it has finished');
+  }
+}
+
+/** How often an unchanged row's `last_seen_at` is refreshed (see touchSeen). */
+const LAST_SEEN_RESOLUTION_HOURS = 24;
+
+export async function runSync(deps: SyncDeps, options: SyncOptions): Promise<SyncOutcome> {
+  const log = deps.logger ?? defaultLogger;
+  const wanted = options.entities ?? ENTITIES.map((e) => e.name);
+  const definitions = ENTITIES.filter((e) => wanted.includes(e.name));
+
+  // The lock is a session lock, so the whole run stays on one connection.
+  return deps.db.connection().execute(async (db) => {
+    const { rows } = await sql<{ locked: boolean }>`select pg_try_advisory_lock(${lockKey(deps.schema, 'sync')}) as locked`.execute(db);
+    if (!rows[0]?.locked) throw new SyncBusyError();
+    try {
+      // We hold the lock, so any run still marked running belongs to a process that died.
+      await db
+        .updateTable('sync_runs')
+        .set({ status: 'failed', finished_at: new Date(), error: 'interrupted: the process stopped before the run finished' })
+        .where('status', '=', 'running')
+        .where('kind', 'in', ['backfill', 'sync'])
+        .execute();
+      return await pullAll(db, deps, options, definitions, log);
+    } finally {
+      await sql`select pg_advisory_unlock(${lockKey(deps.schema, 'sync')})`.execute(db);
+    }
+  });
+}
+
+async function pullAll(db: Kysely<Database>, deps: SyncDeps, options: SyncOptions, definitions: readonly EntityDefinition[], log: Logger): Promise<SyncOutcome> {
+  const run = await db
+    .insertInto('sync_runs')
+    .values({ kind: options.kind, entities: definitions.map((d) => d.name) })
+    .returning(['id'])
+    .executeTakeFirstOrThrow();
+  const runId = Number(run.id);
+  const requestsAtStart = deps.client.requestsMade;
+  const outcomes: Partial<Record<MirrorTable, EntityOutcome>> = {};
+  let stopReason: string | null = null;
+  log.info({ runId, kind: options.kind, entities: definitions.map((d) => d.name) }, 'sync run started');
+
+  for (const definition of definitions) {
+    if (options.signal?.aborted) stopReason ??= 'stopped before it finished';
+    if (stopReason) break;
+    const outcome = await pullEntity(db, deps, options, definition, runId, log);
+    outcomes[definition.name] = outcome;
+    if (outcome.stop) stopReason = outcome.error ?? 'stopped';
+    await db
+      .updateTable('sync_runs')
+      .set({ counts: jsonb(countsOf(outcomes)), requests_made: deps.client.requestsMade - requestsAtStart })
+      .where('id', '=', runId)
+      .execute();
+  }
+
+  const results = Object.values(outcomes) as EntityOutcome[];
+  const completed = results.filter((o) => o.complete).length;
+  const status: SyncRunStatus = completed === definitions.length ? 'succeeded' : completed === 0 && results.every((o) => o.fetched === 0) ? 'failed' : 'partial';
+  const errors = results.filter((o) => o.error).map((o) => o.error!);
+  if (stopReason && !errors.includes(stopReason)) errors.push(stopReason);
+  const error = errors.length > 0 ? errors.join('; ') : null;
+  const requestsMade = deps.client.requestsMade - requestsAtStart;
+  await db
+    .updateTable('sync_runs')
+    .set({ status, finished_at: new Date(), error, requests_made: requestsMade, counts: jsonb(countsOf(outcomes)) })
+    .where('id', '=', runId)
+    .execute();
+  log.info({ runId, status, requestsMade, counts: countsOf(outcomes), error }, 'sync run finished');
+  const clean = Object.fromEntries(Object.entries(outcomes).map(([name, o]) => [name, withoutStop(o)])) as SyncOutcome['entities'];
+  return { runId, status, entities: clean, requestsMade, error };
+}
+
+function withoutStop(outcome: EntityOutcome & { stop?: boolean }): EntityOutcome {
+  const { stop: _stop, ...rest } = outcome;
+  return rest;
+}
+
+function countsOf(outcomes: Partial<Record<MirrorTable, EntityOutcome>>): Record<string, EntityCounts & { restored: number }> {
+  return Object.fromEntries(
+    Object.entries(outcomes).map(([name, o]) => [name, { fetched: o!.fetched, inserted: o!.inserted, updated: o!.updated, restored: o!.restored, deleted: o!.deleted, unchanged: o!.unchanged }]),
+  );
+}
+
+/**
+ * Pulls one entity. Writing a page overlaps with fetching the next one: the page's merge is
+ * started, and the following request goes out while it runs.
+ */
+async function pullEntity(
+  db: Kysely<Database>,
+  deps: SyncDeps,
+  options: SyncOptions,
+  definition: EntityDefinition,
+  runId: number,
+  log: Logger,
+): Promise<EntityOutcome & { stop?: boolean }> {
+  const outcome: EntityOutcome & { stop?: boolean } = { fetched: 0, inserted: 0, updated: 0, restored: 0, deleted: 0, unchanged: 0, complete: false };
+  const seen = new Set<number>();
+  let unidentified = 0;
+  let problems = 0;
+  // The database's clock, the one `last_changed_at` is written with: rows changed after this
+  // moment by someone else (a job's refresh) are not swept even though this pull missed them.
+  const { rows: clock } = await sql<{ now: Date }>`select clock_timestamp() as now`.execute(db);
+  const startedAt = clock[0]!.now;
+  const began = Date.now();
+  const stream = deps.client.list(definition.name, { pageSize: options.pageSize, wait: false });
+  let pendingWrite: Promise<void> = Promise.resolve();
+  let stoppedEarly = false;
+
+  // Into an empty table every record is new: skip asking which ones changed.
+  const { rows: emptiness } = await sql<{ empty: boolean }>`select not exists (select 1 from ${sql.table(definition.name)}) as empty`.execute(db);
+  const tableWasEmpty = emptiness[0]!.empty;
+
+  const write = async (rows: StagedRow[]) => {
+    let toMerge = rows;
+    if (!tableWasEmpty) {
+      const keys = await keysToMerge(db, definition, rows);
+      toMerge = rows.filter((row) => keys.has(row.key));
+    }
+    outcome.unchanged += rows.length - toMerge.length;
+    if (toMerge.length === 0) return;
+    const merged = await db.transaction().execute((trx) => mergePage(trx, definition, toMerge, runId));
+    outcome.inserted += merged.inserted;
+    outcome.updated += merged.updated + merged.restored;
+    outcome.restored += merged.restored;
+    outcome.unchanged += merged.unchanged;
+  };
+
+  try {
+    for await (const page of stream) {
+      outcome.fetched += page.received;
+      for (const problem of page.problems) {
+        problems++;
+        const id = problem.id !== null && /^\d+$/.test(problem.id) ? Number(problem.id) : null;
+        if (id === null) unidentified++;
+        else seen.add(id); // it exists upstream, even if we cannot read it: never sweep it
+        log.warn({ entity: definition.name, id: problem.id, field: problem.field }, `unreadable record skipped: ${problem.message}`);
+      }
+      const rows = page.records.map((record) => toStagedRow(definition, record as unknown as Record<string, unknown>));
+      for (const row of rows) seen.add(row.key);
+      await pendingWrite;
+      pendingWrite = write(rows);
+      options.onProgress?.({ entity: definition.name, fetched: outcome.fetched, elapsedMs: Date.now() - began, done: false });
+      if (options.signal?.aborted) {
+        stoppedEarly = true;
+        break;
+      }
+    }
+    await pendingWrite;
+  } catch (error) {
+    await pendingWrite.catch(() => undefined);
+    outcome.error = `${definition.name}: ${errorMessage(error)}`;
+    // Without a quota or valid credentials the other entities would fail the same way.
+    if (error instanceof RateLimitedError || error instanceof AuthenticationError) outcome.stop = true;
+    else if (!(error instanceof Error && 'status' in error)) log.error({ err: error, entity: definition.name }, 'pull failed');
+    log.warn({ entity: definition.name, error: outcome.error }, 'pull stopped early; nothing is marked deleted');
+  }
+
+  if (!outcome.error && !stoppedEarly && stream.complete && unidentified === 0) {
+    outcome.deleted = await db.transaction().execute((trx) => sweepDeleted(trx, definition, seen, startedAt, runId));
+    await touchSeen(db, definition, seen, LAST_SEEN_RESOLUTION_HOURS);
+    await db
+      .insertInto('entity_pulls')
+      .values({ entity: definition.name, last_complete_at: new Date(), last_complete_run_id: runId })
+      .onConflict((oc) => oc.column('entity').doUpdateSet({ last_complete_at: new Date(), last_complete_run_id: runId }))
+      .execute();
+    outcome.complete = problems === 0;
+  }
+  if (!outcome.error) {
+    if (stoppedEarly) outcome.error = `${definition.name}: stopped before the end of the list`;
+    else if (!stream.complete) outcome.error = `${definition.name}: the list did not end cleanly (${stream.warnings.join('; ') || 'incomplete'})`;
+    else if (problems > 0) outcome.error = `${definition.name}: ${problems} unreadable record(s) skipped`;
+  }
+  options.onProgress?.({ entity: definition.name, fetched: outcome.fetched, elapsedMs: Date.now() - began, done: true });
+  return outcome;
+}

@@ -1,0 +1,83 @@
+/** `invoice-mirror sandbox`: flag validation, output, serving until SIGTERM. */
+import { Command } from 'commander';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { UsageError } from '../../src/errors.js';
+import { registerSandboxCommand, sandboxOptionsFromFlags } from '../../src/sandbox/command.js';
+
+describe('sandbox command flags', () => {
+  it('maps flags to options with defaults (port 4010, 500 records, seed 1)', () => {
+    expect(sandboxOptionsFromFlags({})).toMatchObject({ port: 4010, host: '127.0.0.1', records: 500, seed: 1, admin: false });
+    expect(
+      sandboxOptionsFromFlags({ port: '0', host: '0.0.0.0', records: '20', seed: '9', latency: '15', failureRate: '0.25', quota: '100', sendMs: '2.5', pageSize: '50', admin: true }),
+    ).toEqual({ port: 0, host: '0.0.0.0', records: 20, seed: 9, latencyMs: 15, failureRate: 0.25, hourlyQuota: 100, sendMsPerInvoice: 2.5, defaultPageSize: 50, admin: true });
+  });
+
+  it.each([
+    [{ port: '65536' }, '--port: must be an integer from 0 to 65535'],
+    [{ port: 'abc' }, '--port: must be an integer from 0 to 65535'],
+    [{ port: '80.5' }, '--port'],
+    [{ records: '-1' }, '--records'],
+    [{ seed: 'x' }, '--seed'],
+    [{ latency: '-5' }, '--latency'],
+    [{ failureRate: '1.5' }, '--failure-rate'],
+    [{ quota: '1e3' }, '--quota'],
+    [{ sendMs: 'fast' }, '--send-ms'],
+    [{ pageSize: '0' }, '--page-size'],
+    [{ host: '' }, '--host'],
+  ])('rejects %o with a UsageError naming the flag', (flags, message) => {
+    let error: unknown;
+    try {
+      sandboxOptionsFromFlags(flags);
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(UsageError);
+    expect((error as UsageError).exitCode).toBe(2);
+    expect((error as Error).message).toContain(message);
+  });
+});
+
+describe('sandbox command', () => {
+  afterEach(() => vi.restoreAllMocks());
+
+  it('prints URL and credentials, serves an account readable with Basic auth, stops on SIGTERM', async () => {
+    const others = process.listeners('SIGTERM');
+    process.removeAllListeners('SIGTERM');
+    const out: string[] = [];
+    vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => (out.push(String(chunk)), true));
+    const program = new Command().exitOverride();
+    registerSandboxCommand(program);
+    const running = program.parseAsync(['sandbox', '--port', '0', '--records', '50', '--admin'], { from: 'user' });
+    try {
+      await vi.waitFor(() => expect(out.join('')).toMatch(/Press Ctrl\+C/), { timeout: 5000 });
+      const text = out.join('');
+      const url = /listening on (\S+)/.exec(text)![1]!;
+      expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/api\/v1$/);
+      expect(text).toContain('user:    sandbox');
+      expect(text).toContain('API key: sandbox');
+      const res = await fetch(`${url}/clients?count=-1`, { headers: { authorization: 'Basic ' + Buffer.from('sandbox:sandbox').toString('base64') } });
+      expect(res.status).toBe(200);
+      expect(await res.json()).toHaveLength(10);
+      expect((await fetch(`${url}/clients`)).status).toBe(401);
+    } finally {
+      process.emit('SIGTERM', 'SIGTERM');
+      await running;
+      for (const l of others) process.on('SIGTERM', l);
+    }
+    expect(out.join('')).toContain('Sandbox stopped.');
+  });
+
+  it('a port in use is a UsageError', async () => {
+    const { startSandbox } = await import('../../src/sandbox/index.js');
+    const busy = await startSandbox({ records: 0 });
+    const port = new URL(busy.url).port;
+    vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
+    const program = new Command().exitOverride();
+    registerSandboxCommand(program);
+    try {
+      await expect(program.parseAsync(['sandbox', '--port', port], { from: 'user' })).rejects.toThrow(/--port: port \d+ is already in use/);
+    } finally {
+      await busy.close();
+    }
+  });
+});

@@ -1,0 +1,34 @@
+/**
+ * A sandbox and an API client pointed at it, for tests that need the service. Retries are quick
+ * so fault tests stay fast.
+ */
+import { afterAll, beforeAll } from 'vitest';
+import { InvoicingClient, type ClientOptions } from '../../src/api/index.js';
+import { startSandbox, type Sandbox, type SandboxOptions } from '../../src/sandbox/index.js';
+
+export function clientFor(sandbox: Sandbox, options: Partial<ClientOptions> = {}): InvoicingClient {
+  return new InvoicingClient({
+    baseUrl: sandbox.url,
+    user: sandbox.user,
+    apiKey: sandbox.apiKey,
+    retryBaseMs: 5,
+    maxRetries: 2,
+    timeoutMs: 5000,
+    requestsPerHour: 0,
+    ...options,
+  });
+}
+
+/** Registers hooks that start a sandbox (and a client for it) before the file and stop them after. */
+export function useSandbox(options: SandboxOptions = {}, clientOptions: Partial<ClientOptions> = {}): { sandbox: Sandbox; client: InvoicingClient } {
+  const box = {} as { sandbox: Sandbox; client: InvoicingClient };
+  beforeAll(async () => {
+    box.sandbox = await startSandbox({ seed: 7, ...options });
+    box.client = clientFor(box.sandbox, clientOptions);
+  });
+  afterAll(async () => {
+    await box.client?.close();
+    await box.sandbox?.close();
+  });
+  return box;
+}

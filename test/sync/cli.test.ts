@@ -1,0 +1,76 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { sql } from 'kysely';
+import { afterAll, describe, expect, it } from 'vitest';
+import { CLI_PATH, runCli } from '../support/cli.js';
+import { useSandbox } from '../support/sandbox.js';
+import { useTestDatabase } from '../support/test-database.js';
+
+const database = useTestDatabase();
+const env = useSandbox({ perEntity: { clients: 120, products: 120, quotations: 120, saved_invoices: 120, repeating_invoices: 120 } });
+const dirs: string[] = [];
+afterAll(() => dirs.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
+
+const apiEnv = () => ({ INVOICING_API_URL: env.sandbox.url, PAGE_SIZE: '20' });
+
+describe('backfill and sync commands', () => {
+  it('backfill rejects an unknown entity with exit code 2', async () => {
+    const result = await runCli(['backfill', '--only', 'clients,invoices'], { env: { ...database.current.env, ...apiEnv() } });
+    expect(result.code).toBe(2);
+    expect(result.stderr.trim()).toBe("invoice-mirror: --only: unknown entity 'invoices' (known: countries, clients, products, quotations, saved_invoices, repeating_invoices)");
+  });
+
+  it('survives being killed mid-backfill: tables stay consistent and the next run completes the work', async () => {
+    const { db } = database.current.handle;
+    env.sandbox.knobs.latencyMs = 25;
+    env.sandbox.clearCalls();
+    const child = spawn(process.execPath, [CLI_PATH, 'backfill'], { env: { ...process.env, ...database.current.env, ...apiEnv(), LOG_LEVEL: 'warn' }, stdio: 'ignore' });
+    // Kill it without warning once it is well into the pull.
+    while (env.sandbox.calls.length < 12) await new Promise((resolve) => setTimeout(resolve, 10));
+    child.kill('SIGKILL');
+    await new Promise((resolve) => child.on('close', resolve));
+    env.sandbox.knobs.latencyMs = 0;
+
+    const running = await db.selectFrom('sync_runs').select(['id', 'status']).execute();
+    expect(running.map((r) => r.status)).toEqual(['running']);
+    // Whatever was written is whole: every row has its changes row, every document its lines.
+    const orphans = await sql<{ n: number }>`
+      select count(*)::int as n from clients c where not exists (select 1 from changes x where x.entity = 'clients' and x.entity_id = c.clientnr::text)`.execute(db);
+    expect(orphans.rows[0]!.n).toBe(0);
+
+    const again = await runCli(['backfill'], { env: { ...database.current.env, ...apiEnv() } });
+    expect(again.code).toBe(0);
+    expect(again.stdout).toMatch(/run \d+: succeeded/);
+    const runs = await db.selectFrom('sync_runs').select(['status', 'error']).orderBy('id').execute();
+    expect(runs[0]).toEqual({ status: 'failed', error: 'interrupted: the process stopped before the run finished' });
+    expect(runs[1]!.status).toBe('succeeded');
+    for (const entity of ['clients', 'products', 'quotations', 'saved_invoices', 'repeating_invoices'] as const) {
+      const { rows } = await sql<{ n: number }>`select count(*)::int as n from ${sql.table(entity)} where deleted_at is null`.execute(db);
+      expect(rows[0]!.n, entity).toBe(env.sandbox.store.list(entity).length);
+    }
+    const inserts = await sql<{ n: number; d: number }>`select count(*)::int as n, count(distinct (entity, entity_id))::int as d from changes where op = 'insert'`.execute(db);
+    expect(inserts.rows[0]!.n).toBe(inserts.rows[0]!.d);
+  });
+
+  it('sync exits 0 and prints the counts', async () => {
+    const result = await runCli(['sync'], { env: { ...database.current.env, ...apiEnv() } });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/clients\s+120\s+0\s+0\s+0\s+120\s+yes/);
+  });
+
+  it('backfills into the embedded database when DATABASE_URL is unset', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'im-embedded-sync-'));
+    dirs.push(dir);
+    const embedded = { DATABASE_URL: undefined, EMBEDDED_DB_DIR: join(dir, 'db'), ...apiEnv(), PAGE_SIZE: '50' };
+    const result = await runCli(['backfill', '--only', 'clients,quotations'], { env: embedded, cwd: dir, timeoutMs: 120_000 });
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    const counts = await runCli(['sql', "select (select count(*) from clients)::int as clients, (select count(*) from quotations)::int as quotations, (select count(*) from document_lines where document_type = 'quotation')::int as lines", '--format', 'json'], { env: embedded, cwd: dir });
+    const [row] = JSON.parse(counts.stdout) as Array<{ clients: number; quotations: number; lines: number }>;
+    expect(row!.clients).toBe(120);
+    expect(row!.quotations).toBe(120);
+    expect(row!.lines).toBeGreaterThan(0);
+  }, 150_000);
+});
