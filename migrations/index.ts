@@ -5,6 +5,7 @@
 import type { Kysely } from 'kysely';
 import * as core from './0001_core.js';
 import * as mirror from './0002_mirror.js';
+import * as reports from './0004_reports.js';
 
 export interface Migration {
   name: string;
@@ -14,4 +15,5 @@ export interface Migration {
 export const migrations: Migration[] = [
   { name: '0001_core', up: core.up },
   { name: '0002_mirror', up: mirror.up },
+  { name: '0004_reports', up: reports.up },
 ];

@@ -6,6 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { registerMigrateCommand } from './commands/migrate.js';
+import { registerReportCommand } from './commands/report.js';
 import { registerSqlCommand } from './commands/sql.js';
 import { registerSyncCommands } from './commands/sync.js';
 import { registerSandboxCommand } from './sandbox/command.js';
@@ -34,6 +35,7 @@ export function buildProgram(): Command {
   registerSyncCommands(program);
   registerSandboxCommand(program);
   registerSqlCommand(program);
+  registerReportCommand(program);
   for (const command of program.commands) command.exitOverride();
   return program;
 }

@@ -109,19 +109,23 @@ function pageJson(rows: StagedRow[]): string {
   return `[${parts.join(',')}]`;
 }
 
+/** An int[] parameter, sent as array text: portable to both drivers, and `= any(…)` uses the index. */
+export function intArray(values: Iterable<number>): RawBuilder<number[]> {
+  return sql<number[]>`cast(${`{${[...values].join(',')}}`} as text)::int[]`;
+}
+
 /**
- * The keys of the rows that need the merge: new, changed, deleted ones, or ones whose text hash
- * differs. A page that needs none costs one small query and writes nothing.
+ * The keys of the rows that need the merge: new, changed or deleted ones, and ones whose text
+ * hash differs. Reads the stored hashes of the page's keys (an index lookup) and compares them
+ * here, so a page that needs nothing costs one small query and writes nothing.
  */
 export async function keysToMerge(db: Kysely<Database>, definition: EntityDefinition, rows: StagedRow[]): Promise<Set<number>> {
   const key = sql.raw(quoteName(definition.key));
-  const pairs = `[${rows.map((row) => `[${row.key},${JSON.stringify(row.hash)}]`).join(',')}]`;
-  const { rows: found } = await sql<{ k: number }>`
-    select (p ->> 0)::int as k from jsonb_array_elements(cast(${pairs} as text)::jsonb) as p
-    where not exists (
-      select 1 from ${sql.table(definition.name)} t
-      where t.${key} = (p ->> 0)::int and t.raw_hash = p ->> 1 and t.deleted_at is null)`.execute(db);
-  return new Set(found.map((row) => Number(row.k)));
+  const { rows: stored } = await sql<{ k: number; h: string | null }>`
+    select ${key} as k, raw_hash as h from ${sql.table(definition.name)}
+    where ${key} = any(${intArray(rows.map((row) => row.key))}) and deleted_at is null`.execute(db);
+  const storedHash = new Map(stored.map((row) => [Number(row.k), row.h]));
+  return new Set(rows.filter((row) => storedHash.get(row.key) !== row.hash).map((row) => row.key));
 }
 
 /** Merges one page of staged rows; call inside a transaction. */
@@ -153,7 +157,7 @@ export async function mergePage(db: Kysely<Database>, definition: EntityDefiniti
 async function rewriteLines(db: Kysely<Database>, definition: EntityDefinition, documents: StagedRow[]): Promise<void> {
   const type = definition.documentType!;
   const ids = documents.map((d) => d.key);
-  await sql`delete from document_lines where document_type = ${type} and document_id in (select value::int from jsonb_array_elements_text(${jsonParam(ids)}))`.execute(db);
+  await sql`delete from document_lines where document_type = ${type} and document_id = any(${intArray(ids)})`.execute(db);
   const lines = documents.flatMap((d) => d.lines ?? []);
   if (lines.length === 0) return;
   const names = LINE_COLUMNS.map((c) => quoteName(c.name)).join(', ');
@@ -173,7 +177,7 @@ export async function sweepDeleted(db: Kysely<Database>, definition: EntityDefin
   const table = sql.raw(definition.name);
   const result = await sql<{ deleted: number }>`
     with seen as (
-      select value::int as key from jsonb_array_elements_text(${jsonParam([...seenKeys])})
+      select unnest(${intArray(seenKeys)}) as key
     ),
     gone as (
       update ${table} t set deleted_at = now(), last_changed_at = now()
@@ -216,9 +220,13 @@ export async function markDeleted(db: Kysely<Database>, definition: EntityDefini
 export async function touchSeen(db: Kysely<Database>, definition: EntityDefinition, seenKeys: Iterable<number>, resolutionHours: number): Promise<number> {
   const key = sql.raw(quoteName(definition.key));
   const table = sql.raw(definition.name);
+  // Usually nothing is due: find that out without sending the keys.
+  const { rows: due } = await sql<{ due: boolean }>`
+    select exists (select 1 from ${table} where deleted_at is null and last_seen_at < now() - make_interval(hours => ${resolutionHours})) as due`.execute(db);
+  if (!due[0]?.due) return 0;
   const result = await sql<{ touched: number }>`
     with seen as (
-      select value::int as key from jsonb_array_elements_text(${jsonParam([...seenKeys])})
+      select unnest(${intArray(seenKeys)}) as key
     ),
     touched as (
       update ${table} t set last_seen_at = now()
