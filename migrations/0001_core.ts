@@ -27,6 +27,8 @@ export interface SyncRunsTable {
   counts: ColumnType<Record<string, EntityCounts>, string | undefined, string>;
   requests_made: ColumnType<number, number | undefined, number>;
   error: string | null;
+  /** Added by 0005_status. */
+  rate_limit_remaining: ColumnType<number | null, number | null | undefined, number | null>;
 }
 
 export type ChangeOp = 'insert' | 'update' | 'delete' | 'restore';

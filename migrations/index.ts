@@ -6,6 +6,7 @@ import type { Kysely } from 'kysely';
 import * as core from './0001_core.js';
 import * as mirror from './0002_mirror.js';
 import * as reports from './0004_reports.js';
+import * as status from './0005_status.js';
 
 export interface Migration {
   name: string;
@@ -16,4 +17,5 @@ export const migrations: Migration[] = [
   { name: '0001_core', up: core.up },
   { name: '0002_mirror', up: mirror.up },
   { name: '0004_reports', up: reports.up },
+  { name: '0005_status', up: status.up },
 ];

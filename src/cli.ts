@@ -5,10 +5,14 @@
  */
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
+import { registerJobsCommands } from './commands/jobs.js';
 import { registerMigrateCommand } from './commands/migrate.js';
 import { registerReportCommand } from './commands/report.js';
 import { registerSqlCommand } from './commands/sql.js';
 import { registerSyncCommands } from './commands/sync.js';
+import { registerDaemonCommand } from './commands/daemon.js';
+import { registerDemoCommand } from './commands/demo.js';
+import { registerStatusCommand } from './commands/status.js';
 import { registerSandboxCommand } from './sandbox/command.js';
 import { reportFailure } from './commands/context.js';
 
@@ -33,8 +37,12 @@ export function buildProgram(): Command {
     .exitOverride();
   registerMigrateCommand(program);
   registerSyncCommands(program);
+  registerDaemonCommand(program);
+  registerStatusCommand(program);
+  registerDemoCommand(program);
   registerSandboxCommand(program);
   registerSqlCommand(program);
+  registerJobsCommands(program);
   registerReportCommand(program);
   for (const command of program.commands) command.exitOverride();
   return program;

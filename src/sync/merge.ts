@@ -109,9 +109,13 @@ function pageJson(rows: StagedRow[]): string {
   return `[${parts.join(',')}]`;
 }
 
-/** An int[] parameter, sent as array text: portable to both drivers, and `= any(…)` uses the index. */
+/**
+ * An int[] parameter. Both drivers send a JavaScript array as a typed array parameter, which the
+ * planner treats as one constant (`= any(…)` uses the index). Not `cast(text as int[])`: that
+ * cast is evaluated again for every row it is compared with.
+ */
 export function intArray(values: Iterable<number>): RawBuilder<number[]> {
-  return sql<number[]>`cast(${`{${[...values].join(',')}}`} as text)::int[]`;
+  return sql<number[]>`${[...values]}::int[]`;
 }
 
 /**

@@ -75,6 +75,7 @@ export async function refreshRecords(
       finished_at: new Date(),
       counts: jsonb(counts),
       requests_made: deps.client.requestsMade - requestsAtStart,
+      rate_limit_remaining: deps.client.rateLimitRemaining,
       error: outcome.errors.length > 0 ? outcome.errors.join('; ') : null,
     })
     .where('id', '=', runId)

@@ -126,7 +126,7 @@ async function pullAll(db: Kysely<Database>, deps: SyncDeps, options: SyncOption
   const requestsMade = deps.client.requestsMade - requestsAtStart;
   await db
     .updateTable('sync_runs')
-    .set({ status, finished_at: new Date(), error, requests_made: requestsMade, counts: jsonb(countsOf(outcomes)) })
+    .set({ status, finished_at: new Date(), error, requests_made: requestsMade, counts: jsonb(countsOf(outcomes)), rate_limit_remaining: deps.client.rateLimitRemaining })
     .where('id', '=', runId)
     .execute();
   log.info({ runId, status, requestsMade, counts: countsOf(outcomes), error }, 'sync run finished');

@@ -1,0 +1,12 @@
+# invoice-mirror as a container: `docker compose` (see docker-compose.yml) runs it as a daemon.
+FROM node:20-bookworm-slim
+WORKDIR /app
+COPY package.json package-lock.json tsconfig.json ./
+COPY scripts ./scripts
+COPY src ./src
+COPY migrations ./migrations
+# npm ci builds (the prepare script); the dev dependencies are dropped afterwards.
+RUN npm ci --no-audit --no-fund && npm prune --omit=dev --no-audit --no-fund
+USER node
+ENTRYPOINT ["node", "dist/src/cli.js"]
+CMD ["daemon"]

@@ -1,0 +1,48 @@
+import type { Command } from 'commander';
+import { sql } from 'kysely';
+import { formatRows } from '../format.js';
+import { ENTITY_NAMES } from '../sync/index.js';
+import { withApp } from './context.js';
+
+export function registerStatusCommand(program: Command): void {
+  program
+    .command('status')
+    .description('last sync runs, mirror counts, the job queue and the rate-limit budget last seen')
+    .option('--json', 'print one JSON object, for scripts')
+    .action(
+      withApp(async (app, options: { json?: boolean }) => {
+        const { db } = app.database;
+        const { rows: runs } = await sql<Record<string, unknown>>`
+          select id as run, kind, status, started_at, round(extract(epoch from finished_at - started_at)::numeric, 1)::float8 as seconds,
+            (select coalesce(sum((c.value ->> 'fetched')::int), 0) from jsonb_each(counts) c)::int as fetched,
+            (select coalesce(sum((c.value ->> 'inserted')::int), 0) from jsonb_each(counts) c)::int as inserted,
+            (select coalesce(sum((c.value ->> 'updated')::int), 0) from jsonb_each(counts) c)::int as updated,
+            (select coalesce(sum((c.value ->> 'deleted')::int), 0) from jsonb_each(counts) c)::int as deleted,
+            requests_made as requests, error
+          from sync_runs order by id desc limit 5`.execute(db);
+        const counts = await Promise.all(
+          ENTITY_NAMES.map(async (table) => {
+            const { rows } = await sql<{ live: number; deleted: number }>`
+              select count(*) filter (where deleted_at is null)::int as live, count(*) filter (where deleted_at is not null)::int as deleted from ${sql.table(table)}`.execute(db);
+            return { table, live: Number(rows[0]!.live), deleted: Number(rows[0]!.deleted) };
+          }),
+        );
+        const { rows: queue } = await sql<{ status: string; jobs: number }>`select status, count(*)::int as jobs from jobs group by status order by status`.execute(db);
+        const { rows: budget } = await sql<{ remaining: number; seen_at: Date }>`
+          select rate_limit_remaining as remaining, coalesce(finished_at, started_at) as seen_at from sync_runs
+          where rate_limit_remaining is not null order by id desc limit 1`.execute(db);
+        const rateLimit = budget[0] ? { remaining: Number(budget[0].remaining), seenAt: budget[0].seen_at } : null;
+
+        if (options.json) {
+          process.stdout.write(JSON.stringify({ runs, mirror: counts, queue, rateLimit }, null, 2) + '\n');
+          return;
+        }
+        const out = process.stdout;
+        out.write('Last sync runs\n');
+        out.write(runs.length > 0 ? formatRows(runs, 'table') : '(none yet: run invoice-mirror backfill)\n');
+        out.write('\nMirror\n' + formatRows(counts, 'table'));
+        out.write('\nJob queue\n' + (queue.length > 0 ? formatRows(queue, 'table') : '(empty)\n'));
+        out.write(`\nRate limit: ${rateLimit ? `${rateLimit.remaining} requests left this hour, as seen at ${rateLimit.seenAt.toISOString()}` : 'not seen yet'}\n`);
+      }),
+    );
+}

@@ -1,0 +1,78 @@
+/**
+ * `/healthz` and `/metrics` on a small HTTP server (loopback by default).
+ *
+ * Healthy means: the database answers, and the last scheduled pull neither failed nor is older
+ * than three schedule periods (a daemon that just started gets that long to do its first).
+ */
+import { createServer, type Server } from 'node:http';
+import { sql, type Kysely } from 'kysely';
+import type { Database } from '../db/index.js';
+import { errorMessage } from '../errors.js';
+import type { DaemonMetrics } from './metrics.js';
+
+export interface HealthReport {
+  status: 'ok' | 'unhealthy';
+  problems: string[];
+  database: 'ok' | string;
+  lastSync: { id: number; kind: string; status: string; finishedAt: string | null; ageSeconds: number | null } | null;
+  queue: Record<string, number>;
+}
+
+export async function checkHealth(db: Kysely<Database>, options: { periodMs: number; startedAt: number }): Promise<HealthReport> {
+  const report: HealthReport = { status: 'ok', problems: [], database: 'ok', lastSync: null, queue: {} };
+  try {
+    const { rows } = await sql<{ id: number; kind: string; status: string; finished_at: Date | null; age: number | null }>`
+      select id, kind, status, finished_at, extract(epoch from now() - finished_at)::float8 as age
+      from sync_runs where kind in ('backfill', 'sync') and status <> 'running'
+      order by id desc limit 1`.execute(db);
+    const last = rows[0];
+    if (last) {
+      report.lastSync = { id: Number(last.id), kind: last.kind, status: last.status, finishedAt: last.finished_at?.toISOString() ?? null, ageSeconds: last.age === null ? null : Math.round(last.age) };
+    }
+    const { rows: queue } = await sql<{ status: string; n: number }>`select status, count(*)::int as n from jobs group by status`.execute(db);
+    for (const row of queue) report.queue[row.status] = Number(row.n);
+  } catch (error) {
+    report.database = `error: ${errorMessage(error)}`;
+    report.problems.push('the database does not answer');
+  }
+  const staleAfterSeconds = (3 * options.periodMs) / 1000;
+  if (report.lastSync?.status === 'failed') report.problems.push(`the last sync (run ${report.lastSync.id}) failed`);
+  if (report.lastSync && report.lastSync.ageSeconds !== null && report.lastSync.ageSeconds > staleAfterSeconds) {
+    report.problems.push(`the last sync finished ${report.lastSync.ageSeconds} s ago (more than three schedule periods)`);
+  }
+  if (!report.lastSync && Date.now() - options.startedAt > 3 * options.periodMs) report.problems.push('no sync has finished yet');
+  if (report.problems.length > 0) report.status = 'unhealthy';
+  return report;
+}
+
+export function startHealthServer(options: {
+  host: string;
+  port: number;
+  db: Kysely<Database>;
+  metrics: DaemonMetrics;
+  periodMs: number;
+  startedAt: number;
+}): Promise<Server> {
+  const server = createServer((request, response) => {
+    const path = (request.url ?? '/').split('?')[0];
+    const answer = async () => {
+      if (request.method !== 'GET') return { status: 405, type: 'text/plain', body: 'method not allowed\n' };
+      if (path === '/healthz') {
+        const report = await checkHealth(options.db, options);
+        return { status: report.status === 'ok' ? 200 : 503, type: 'application/json', body: JSON.stringify(report) + '\n' };
+      }
+      if (path === '/metrics') return { status: 200, type: 'text/plain; version=0.0.4', body: await options.metrics.render() };
+      return { status: 404, type: 'text/plain', body: 'not found: try /healthz or /metrics\n' };
+    };
+    answer()
+      .catch((error: unknown) => ({ status: 500, type: 'text/plain', body: `${errorMessage(error)}\n` }))
+      .then(({ status, type, body }) => {
+        response.writeHead(status, { 'content-type': type });
+        response.end(body);
+      });
+  });
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, options.host, () => resolve(server));
+  });
+}

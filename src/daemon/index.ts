@@ -1,0 +1,116 @@
+/**
+ * The long-running service: node-cron runs a sync on SYNC_CRON (and once at start when the
+ * mirror is empty or behind), the job runner executes queued jobs as NOTIFY announces them
+ * (with a polling backstop), and `/healthz` + `/metrics` answer on the health port.
+ *
+ * Shutdown (SIGINT/SIGTERM): stop taking work, let the current job and the page being written
+ * finish (at most SHUTDOWN_TIMEOUT_MS), release locks, close the pool, exit 0. A second signal
+ * exits at once; every write is transactional, so nothing is left half-done.
+ */
+import type { Server } from 'node:http';
+import cron from 'node-cron';
+import { sql } from 'kysely';
+import { createApiClient, type App } from '../app.js';
+import { errorMessage } from '../errors.js';
+import { JobRunner } from '../jobs/runner.js';
+import { logger } from '../log.js';
+import { runSync, SyncBusyError } from '../sync/index.js';
+import { startHealthServer } from './health.js';
+import { DaemonMetrics } from './metrics.js';
+
+export interface DaemonHandle {
+  /** The health server's address (port 0 in the settings picks a free one). */
+  healthUrl: string;
+  /** Resolves when the daemon has stopped; the value is the exit code. */
+  stopped: Promise<number>;
+  stop(reason: string): Promise<number>;
+}
+
+/** The schedule's period: the time between its next two runs. */
+function schedulePeriodMs(expression: string): number {
+  const probe = cron.createTask(expression, () => undefined);
+  const [first, second] = probe.getNextRuns(2);
+  void probe.destroy();
+  return first && second ? second.getTime() - first.getTime() : 15 * 60_000;
+}
+
+export async function startDaemon(app: App): Promise<DaemonHandle> {
+  const { config, database } = app;
+  const log = logger.child({ module: 'daemon' });
+  const client = createApiClient(config);
+  const metrics = new DaemonMetrics(database.db, client);
+  const runner = new JobRunner({ database, client, config, logger });
+  runner.on('finished', (job) => metrics.recordJob(job));
+  const periodMs = schedulePeriodMs(config.syncCron);
+  const startedAt = Date.now();
+  const stopSync = new AbortController();
+  let currentSync: Promise<void> | null = null;
+  let stopping = false;
+
+  const syncOnce = (reason: string): Promise<void> => {
+    if (currentSync || stopping) {
+      if (currentSync) log.info({ reason }, 'sync skipped: the previous one is still running');
+      return currentSync ?? Promise.resolve();
+    }
+    const began = Date.now();
+    currentSync = runSync({ db: database.db, client, schema: config.schema, logger }, { kind: 'sync', signal: stopSync.signal })
+      .then((outcome) => metrics.recordSync('sync', Date.now() - began, outcome))
+      .catch((error: unknown) => {
+        if (error instanceof SyncBusyError) log.info('sync skipped: another process is running one');
+        else log.error({ error: errorMessage(error) }, 'sync failed');
+      })
+      .finally(() => {
+        currentSync = null;
+      });
+    return currentSync;
+  };
+
+  const task = cron.schedule(config.syncCron, () => void syncOnce('schedule'), { name: 'sync', noOverlap: true });
+
+  let server: Server;
+  try {
+    server = await startHealthServer({ host: config.health.host, port: config.health.port, db: database.db, metrics, periodMs, startedAt });
+  } catch (error) {
+    await task.destroy();
+    await client.close();
+    throw error;
+  }
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : config.health.port;
+  const healthUrl = `http://${config.health.host.includes(':') ? `[${config.health.host}]` : config.health.host}:${port}`;
+
+  runner.start();
+
+  // Pull at once when the mirror is empty or its last pull is older than one period.
+  const { rows } = await sql<{ age: number | null }>`
+    select extract(epoch from now() - max(started_at))::float8 * 1000 as age from sync_runs where kind in ('backfill', 'sync')`.execute(database.db);
+  const lastAgeMs = rows[0]?.age ?? null;
+  if (lastAgeMs === null || lastAgeMs > periodMs) void syncOnce('start');
+  log.info({ schedule: config.syncCron, healthUrl, periodSeconds: periodMs / 1000 }, 'daemon started');
+
+  let resolveStopped!: (code: number) => void;
+  const stopped = new Promise<number>((resolve) => (resolveStopped = resolve));
+  let stopPromise: Promise<number> | null = null;
+
+  const stop = (reason: string): Promise<number> => {
+    stopPromise ??= (async () => {
+      stopping = true;
+      log.info({ reason }, 'daemon stopping: finishing the current job and page');
+      await task.destroy();
+      stopSync.abort();
+      const finished = Promise.all([runner.stop(), currentSync ?? Promise.resolve()]).then(() => true);
+      const timedOut = new Promise<false>((resolve) => setTimeout(() => resolve(false), config.shutdownTimeoutMs).unref());
+      const clean = await Promise.race([finished, timedOut]);
+      if (!clean) log.warn({ timeoutMs: config.shutdownTimeoutMs }, 'work still running at the shutdown deadline; stopping anyway');
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await client.close();
+      log.info('daemon stopped');
+      const code = clean ? 0 : 1;
+      resolveStopped(code);
+      return code;
+    })();
+    return stopPromise;
+  };
+
+  return { healthUrl, stopped, stop };
+}

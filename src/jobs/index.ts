@@ -1,0 +1,8 @@
+/**
+ * Queued outbound actions: the `jobs` table as a queue, one handler per kind, the runner.
+ */
+export { JobRunner, type RunnerDeps, type JobFinished } from './runner.js';
+export { KINDS, KIND_NAMES, kindNamed, parseJob, type JobKind, type JobKindName, type JobRow } from './kinds.js';
+export { addJob, cancelJob, getJob, listJobs, retryJob, JobStateError, JOB_STATUSES, type NewJob, type JobStatus, type RecoveredJob } from './queue.js';
+export { PayloadError, PrecheckError } from './errors.js';
+export { DEFAULT_BACKOFF, type Backoff } from './outcome.js';

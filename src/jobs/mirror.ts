@@ -1,0 +1,69 @@
+/**
+ * What the mirror knows about a record, for the checks a job makes before any call. Only positive
+ * evidence stops a job: a record the mirror marked deleted, or one missing although its entity
+ * has had a complete pull. A mirror that never pulled the entity cannot tell, and the service
+ * decides.
+ */
+import { sql, type Kysely } from 'kysely';
+import { MIRROR_KEYS } from '../../migrations/0002_mirror.js';
+import type { Database } from '../db/index.js';
+import type { RefreshTarget } from '../sync/index.js';
+import { PrecheckError } from './errors.js';
+
+export type MirrorEntity = RefreshTarget['entity'];
+
+export const LABELS: Record<MirrorEntity, string> = {
+  clients: 'client',
+  products: 'product',
+  quotations: 'quotation',
+  saved_invoices: 'saved invoice',
+  repeating_invoices: 'repeating invoice',
+};
+
+type Row = Record<string, unknown> & { deleted_at: Date | null };
+
+/** Rows of the mirror by key (deleted ones included). */
+export async function mirrorRows(db: Kysely<Database>, entity: MirrorEntity, ids: number[]): Promise<Map<number, Row>> {
+  if (ids.length === 0) return new Map();
+  const key = MIRROR_KEYS[entity];
+  const { rows } = await sql<Row>`select * from ${sql.table(entity)} where ${sql.ref(key)} = any(${sql.val(ids)}::int[])`.execute(db);
+  return new Map(rows.map((row) => [Number(row[key]), row]));
+}
+
+/** When the entity was last pulled completely (null: never, so absence proves nothing). */
+async function lastCompletePull(db: Kysely<Database>, entity: MirrorEntity): Promise<Date | null> {
+  const row = await db.selectFrom('entity_pulls').select('last_complete_at').where('entity', '=', entity).executeTakeFirst();
+  return row?.last_complete_at ? new Date(row.last_complete_at) : null;
+}
+
+/**
+ * Throws a PrecheckError naming every id the mirror shows is gone (or never existed); returns the
+ * live rows it has (an id the mirror cannot speak for is simply missing from the map).
+ */
+export async function requireLive(db: Kysely<Database>, entity: MirrorEntity, ids: number[]): Promise<Map<number, Row>> {
+  const rows = await mirrorRows(db, entity, ids);
+  const label = LABELS[entity];
+  const deleted = ids.filter((id) => rows.get(id)?.deleted_at);
+  if (deleted.length > 0) {
+    const when = rows.get(deleted[0]!)!.deleted_at!;
+    throw new PrecheckError(`${label} ${deleted.join(', ')} ${deleted.length === 1 ? 'no longer exists' : 'no longer exist'} (the mirror marked ${deleted.length === 1 ? 'it' : 'them'} deleted at ${new Date(when).toISOString()})`);
+  }
+  const missing = ids.filter((id) => !rows.has(id));
+  if (missing.length > 0) {
+    const pulled = await lastCompletePull(db, entity);
+    if (pulled) {
+      throw new PrecheckError(
+        `${label} ${missing.join(', ')} ${missing.length === 1 ? 'is' : 'are'} not in the mirror (last complete pull of ${entity} at ${pulled.toISOString()}); run 'invoice-mirror sync' first if ${missing.length === 1 ? 'it was' : 'they were'} created since`,
+      );
+    }
+  }
+  return rows;
+}
+
+/** A quotation's state as the mirror has it (undefined when the mirror cannot tell). */
+export async function quotationState(db: Kysely<Database>, id: number): Promise<{ sent: boolean; approved: boolean } | undefined> {
+  const row = (await requireLive(db, 'quotations', [id])).get(id);
+  if (!row) return undefined;
+  const approved = row.approved;
+  return { sent: row.sent === true, approved: approved !== null && typeof approved === 'object' && !Array.isArray(approved) && Object.keys(approved).length > 0 };
+}

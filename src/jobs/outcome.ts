@@ -1,0 +1,65 @@
+/**
+ * What happens to a job after an attempt that did not succeed:
+ * - refused (bad payload, the mirror's checks, 400, the 403 "client has documents", 404):
+ *   `failed` at once, with the service's text, never retried;
+ * - retryable (5xx, network, rejected credentials): `queued` again with exponential backoff in
+ *   `run_after`, until `max_attempts`;
+ * - rate limited: `queued` until the pause ends, without spending an attempt;
+ * - unknown outcome of a call that is not safe to repeat (a send, a create): `interrupted`, until
+ *   a person runs `jobs retry ID`.
+ */
+import { ApiError, AuthenticationError, RateLimitedError, UnknownOutcomeError } from '../api/index.js';
+import { errorMessage } from '../errors.js';
+import { JobFailure, PayloadError, PrecheckError } from './errors.js';
+import type { JobKind, JobRow } from './kinds.js';
+
+export type Disposition =
+  | { status: 'failed'; message: string }
+  | { status: 'interrupted'; message: string }
+  | { status: 'queued'; message: string; runAfter: Date; spendsAttempt: boolean };
+
+export interface Backoff {
+  /** Delay after the first failed attempt; doubles per attempt. */
+  baseMs: number;
+  maxMs: number;
+}
+
+export const DEFAULT_BACKOFF: Backoff = { baseMs: 5_000, maxMs: 15 * 60_000 };
+
+/** Exponential from `baseMs`, capped at `maxMs`, with ±25 % jitter so retries do not bunch up. */
+export function backoffDelay(attempt: number, backoff: Backoff): number {
+  const exponential = Math.min(backoff.maxMs, backoff.baseMs * 2 ** Math.max(0, attempt - 1));
+  return Math.round(exponential * (0.75 + Math.random() * 0.5));
+}
+
+/** The advice every interrupted job carries. */
+export function interruptedAdvice(jobId: number): string {
+  return `check the service, then run 'invoice-mirror jobs retry ${jobId}' to run it again, or 'invoice-mirror jobs cancel ${jobId}'`;
+}
+
+/**
+ * @param callsMade whether this attempt sent any request (decides an unexpected error of a kind
+ *   that is not safe to repeat: once a call went out, its outcome is unknown).
+ */
+export function dispose(error: unknown, job: JobRow, kind: JobKind | undefined, callsMade: boolean, backoff: Backoff): Disposition {
+  const message = errorMessage(error);
+  if (error instanceof PayloadError || error instanceof PrecheckError) return { status: 'failed', message };
+  const root = error instanceof JobFailure ? error.cause : error;
+  const idempotent = kind?.idempotent ?? true;
+
+  if (root instanceof RateLimitedError) {
+    return { status: 'queued', message: `${message} (waiting, not counted as an attempt)`, runAfter: root.retryAt, spendsAttempt: false };
+  }
+  if (root instanceof UnknownOutcomeError && !idempotent) return { status: 'interrupted', message: `${message}; ${interruptedAdvice(job.id)}` };
+  if (root instanceof ApiError && !root.retryable && !(root instanceof AuthenticationError) && !(root instanceof UnknownOutcomeError)) {
+    return { status: 'failed', message };
+  }
+  if (!(root instanceof ApiError)) {
+    if (!idempotent && callsMade) return { status: 'interrupted', message: `${message}; the outcome of the call is unknown: ${interruptedAdvice(job.id)}` };
+    // A bug or an impossible argument: running it again would fail the same way.
+    if (root instanceof TypeError || root instanceof RangeError) return { status: 'failed', message };
+  }
+  if (job.attempts >= job.max_attempts) return { status: 'failed', message: `gave up after ${job.attempts} attempts: ${message}` };
+  const runAfter = new Date(Date.now() + backoffDelay(job.attempts, backoff));
+  return { status: 'queued', message, runAfter, spendsAttempt: true };
+}

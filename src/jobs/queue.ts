@@ -1,0 +1,218 @@
+/**
+ * The `jobs` table as a queue: queue (validated, with idempotency keys), claim, finish, recover,
+ * retry, cancel, list. Statuses: queued → running → succeeded | failed | queued (retry later) |
+ * interrupted (outcome unknown, waits for `jobs retry`); queued | interrupted → cancelled.
+ */
+import { sql, type Kysely } from 'kysely';
+import type { JobStatus } from '../../migrations/0001_core.js';
+import { jsonb, type Database } from '../db/index.js';
+import { RunError } from '../errors.js';
+import { kindNamed, parseJob, sendProgressOf, type JobRow, type SendProgress } from './kinds.js';
+import { interruptedAdvice, type Disposition } from './outcome.js';
+
+export type { JobStatus };
+export const JOB_STATUSES: readonly JobStatus[] = ['queued', 'running', 'succeeded', 'failed', 'cancelled', 'interrupted'];
+
+export interface NewJob {
+  kind: string;
+  payload: unknown;
+  /** Queuing again with the same key is a no-op that returns the first job. */
+  idempotencyKey?: string | null;
+  maxAttempts?: number;
+  runAfter?: Date;
+}
+
+/** A job could not be queued or steered (unknown id, wrong status, key already used). */
+export class JobStateError extends RunError {}
+
+/**
+ * Validates the payload (PayloadError naming the field) and queues the job. With an idempotency
+ * key that is already taken by the same action, returns that job (`created: false`).
+ */
+export async function addJob(db: Kysely<Database>, job: NewJob): Promise<{ id: number; created: boolean }> {
+  parseJob(job.kind, job.payload);
+  const key = job.idempotencyKey ?? null;
+  const inserted = await db
+    .insertInto('jobs')
+    .values({
+      kind: job.kind,
+      payload: jsonb(job.payload),
+      idempotency_key: key,
+      ...(job.maxAttempts !== undefined ? { max_attempts: job.maxAttempts } : {}),
+      ...(job.runAfter !== undefined ? { run_after: job.runAfter } : {}),
+    })
+    .onConflict((oc) => oc.column('idempotency_key').doNothing())
+    .returning('id')
+    .executeTakeFirst();
+  if (inserted) return { id: Number(inserted.id), created: true };
+  const existing = await db
+    .selectFrom('jobs')
+    .select(['id', 'kind', sql<boolean>`payload = ${jsonb(job.payload)}`.as('same_payload')])
+    .where('idempotency_key', '=', key)
+    .executeTakeFirstOrThrow();
+  if (existing.kind !== job.kind || !existing.same_payload) {
+    throw new JobStateError(`idempotency key '${key}' is already used by job ${existing.id} (${existing.kind}) for a different action`);
+  }
+  return { id: Number(existing.id), created: false };
+}
+
+/**
+ * Takes the next runnable job (by `run_after`, then `id`) and marks it running. SKIP LOCKED keeps
+ * concurrent claimers apart; the runner's advisory lock keeps them from running side by side.
+ */
+export async function claimNext(db: Kysely<Database>): Promise<JobRow | undefined> {
+  const { rows } = await sql<JobRow>`
+    update jobs set status = 'running', attempts = attempts + 1, started_at = clock_timestamp(), finished_at = null
+    where id = (
+      select id from jobs where status = 'queued' and run_after <= now()
+      order by run_after, id limit 1 for update skip locked
+    )
+    returning id, kind, payload, attempts, max_attempts, result`.execute(db);
+  const row = rows[0];
+  return row ? { ...row, id: Number(row.id) } : undefined;
+}
+
+export async function saveProgress(db: Kysely<Database>, id: number, result: unknown): Promise<void> {
+  await db.updateTable('jobs').set({ result: jsonb(result) }).where('id', '=', id).execute();
+}
+
+/** Adds keys to `result` (an object), keeping what is there. */
+export async function mergeResult(db: Kysely<Database>, id: number, extra: Record<string, unknown>): Promise<void> {
+  await db
+    .updateTable('jobs')
+    .set({ result: sql<string>`coalesce(case when jsonb_typeof(result) = 'object' then result end, '{}'::jsonb) || ${jsonb(extra)}` })
+    .where('id', '=', id)
+    .execute();
+}
+
+export async function markSucceeded(db: Kysely<Database>, id: number, result: unknown): Promise<void> {
+  await db
+    .updateTable('jobs')
+    .set({ status: 'succeeded', result: jsonb(result), last_error: null, finished_at: sql`clock_timestamp()` })
+    .where('id', '=', id)
+    .execute();
+}
+
+/** Records a failed attempt as the disposition says; every attempt is appended to `errors`. */
+export async function markUnsuccessful(db: Kysely<Database>, job: JobRow, disposition: Disposition): Promise<void> {
+  const entry = { attempt: job.attempts, at: new Date().toISOString(), outcome: disposition.status === 'queued' ? 'retry' : disposition.status, error: disposition.message };
+  const errors = sql<string>`errors || ${jsonb([entry])}`;
+  const update = db.updateTable('jobs').where('id', '=', job.id).where('status', '=', 'running');
+  if (disposition.status === 'queued') {
+    await update
+      .set({
+        status: 'queued',
+        run_after: disposition.runAfter,
+        attempts: disposition.spendsAttempt ? job.attempts : job.attempts - 1,
+        last_error: disposition.message,
+        errors,
+      })
+      .execute();
+    return;
+  }
+  await update.set({ status: disposition.status, last_error: disposition.message, errors, finished_at: sql`clock_timestamp()` }).execute();
+}
+
+/**
+ * Jobs left `running` by a worker that died. Call only while holding the job lock: then no live
+ * worker is running any job, so every `running` row is an orphan. Idempotent kinds go back to
+ * the queue (the lost attempt counts); the others become `interrupted`. Returns what it did.
+ */
+export interface RecoveredJob {
+  id: number;
+  kind: string;
+  status: Disposition['status'];
+  message: string;
+}
+
+export async function recoverOrphans(db: Kysely<Database>): Promise<RecoveredJob[]> {
+  const orphans = await db.selectFrom('jobs').select(['id', 'kind', 'payload', 'attempts', 'max_attempts', 'result']).where('status', '=', 'running').execute();
+  const recovered: RecoveredJob[] = [];
+  for (const row of orphans) {
+    const job = { ...row, id: Number(row.id) } as JobRow;
+    const kind = kindNamed(job.kind);
+    let disposition: Disposition;
+    if (kind && !kind.idempotent) {
+      disposition = { status: 'interrupted', message: `interrupted: the worker stopped during attempt ${job.attempts}, so its outcome is unknown${sendSummary(job)}; ${interruptedAdvice(job.id)}` };
+      if (job.kind === 'send_saved_invoices') await saveProgress(db, job.id, markInFlightUnknown(job.result));
+    } else if (job.attempts >= job.max_attempts) {
+      disposition = { status: 'failed', message: `gave up after ${job.attempts} attempts: the worker stopped during the last one` };
+    } else {
+      disposition = { status: 'queued', message: `the worker stopped during attempt ${job.attempts}; running it again`, runAfter: new Date(), spendsAttempt: true };
+    }
+    await markUnsuccessful(db, job, disposition);
+    recovered.push({ id: job.id, kind: job.kind, status: disposition.status, message: disposition.message });
+  }
+  return recovered;
+}
+
+function sendSummary(job: JobRow): string {
+  if (job.kind !== 'send_saved_invoices') return '';
+  const ids = Array.isArray((job.payload as { ids?: unknown })?.ids) ? (job.payload as { ids: unknown[] }).ids : [];
+  const { sent, batches } = sendProgressOf(job.result);
+  const inFlight = batches.filter((b) => b.outcome === 'sending').flatMap((b) => b.ids);
+  const unknown = inFlight.length > 0 ? ` (the call with ids ${inFlight.join(', ')} was in flight)` : '';
+  return `; ${sent.length} of ${new Set(ids).size} invoices confirmed sent${unknown}; a retry sends only the ids not confirmed sent`;
+}
+
+function markInFlightUnknown(result: unknown): unknown {
+  const progress = result as SendProgress | null;
+  if (!progress || !Array.isArray(progress.batches)) return result;
+  return { ...progress, batches: progress.batches.map((b) => (b.outcome === 'sending' ? { ...b, outcome: 'unknown', error: 'the worker stopped during the call' } : b)) };
+}
+
+/** Queue a job again: a failed, interrupted or cancelled one, or a queued one that waits (run now). */
+export async function retryJob(db: Kysely<Database>, id: number): Promise<void> {
+  const updated = await db
+    .updateTable('jobs')
+    .set({ status: 'queued', run_after: sql`now()`, attempts: 0, last_error: null, finished_at: null })
+    .where('id', '=', id)
+    .where('status', 'in', ['failed', 'interrupted', 'cancelled', 'queued'])
+    .returning('id')
+    .executeTakeFirst();
+  if (!updated) throw await stateError(db, id, 'retried', 'a failed, interrupted, cancelled or queued');
+}
+
+export async function cancelJob(db: Kysely<Database>, id: number): Promise<void> {
+  const updated = await db
+    .updateTable('jobs')
+    .set({ status: 'cancelled', finished_at: sql`clock_timestamp()` })
+    .where('id', '=', id)
+    .where('status', 'in', ['queued', 'interrupted'])
+    .returning('id')
+    .executeTakeFirst();
+  if (!updated) throw await stateError(db, id, 'cancelled', 'a queued or interrupted');
+}
+
+async function stateError(db: Kysely<Database>, id: number, verb: string, allowed: string): Promise<JobStateError> {
+  const row = await db.selectFrom('jobs').select('status').where('id', '=', id).executeTakeFirst();
+  if (!row) return new JobStateError(`no job ${id}`);
+  return new JobStateError(`job ${id} is ${row.status}; only ${allowed} job can be ${verb}`);
+}
+
+export async function getJob(db: Kysely<Database>, id: number) {
+  const row = await db.selectFrom('jobs').selectAll().where('id', '=', id).executeTakeFirst();
+  if (!row) throw new JobStateError(`no job ${id}`);
+  return { ...row, id: Number(row.id) };
+}
+
+export async function listJobs(db: Kysely<Database>, options: { status?: JobStatus; limit?: number } = {}) {
+  let query = db
+    .selectFrom('jobs')
+    .select(['id', 'kind', 'status', 'attempts', 'max_attempts', 'run_after', 'created_at', 'finished_at', 'last_error'])
+    .orderBy('id', 'desc')
+    .limit(options.limit ?? 50);
+  if (options.status) query = query.where('status', '=', options.status);
+  return query.execute();
+}
+
+/** When the next queued job becomes runnable (null: none queued). */
+export async function nextDueAt(db: Kysely<Database>): Promise<Date | null> {
+  const row = await db.selectFrom('jobs').select((eb) => eb.fn.min('run_after').as('due')).where('status', '=', 'queued').executeTakeFirst();
+  return row?.due ? new Date(row.due as Date | string) : null;
+}
+
+export async function hasRunnable(db: Kysely<Database>): Promise<boolean> {
+  const { rows } = await sql<{ any: boolean }>`select exists (select 1 from jobs where status = 'queued' and run_after <= now()) as any`.execute(db);
+  return rows[0]?.any === true;
+}
