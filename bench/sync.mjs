@@ -26,6 +26,7 @@ if (!databaseUrl) {
 const perEntity = Number(process.env.BENCH_PER_ENTITY ?? 20000);
 const pageSize = Number(process.env.BENCH_PAGE_SIZE ?? 500);
 const naiveRecords = Number(process.env.BENCH_NAIVE_RECORDS ?? 10000);
+const writers = Number(process.env.BENCH_WRITERS ?? 2);
 const port = 4100 + Math.floor(Math.random() * 800);
 const cli = fileURLToPath(new URL('../dist/src/cli.js', import.meta.url));
 
@@ -76,7 +77,7 @@ async function freshSchema(name) {
 async function timedSync(handle, schema, kind) {
   const client = newClient();
   const started = performance.now();
-  const outcome = await runSync({ db: handle.db, client, schema }, { kind });
+  const outcome = await runSync({ db: handle.db, client, schema, writeConcurrency: writers }, { kind });
   const ms = performance.now() - started;
   await client.close();
   const records = Object.values(outcome.entities).reduce((sum, e) => sum + e.fetched, 0);

@@ -3,8 +3,9 @@
  */
 import { InvoicingClient } from './api/index.js';
 import { apiCredentials, type Config } from './config.js';
-import { migrate, openDatabase, type DatabaseHandle } from './db/index.js';
+import { migrate, openDatabase, serviceLock, type DatabaseHandle } from './db/index.js';
 import { logger } from './log.js';
+import type { SyncDeps } from './sync/run.js';
 
 export interface App {
   config: Config;
@@ -30,8 +31,12 @@ export async function openApp(config: Config): Promise<App> {
   return { config, database, close: () => database.close() };
 }
 
-/** The one client of the process for the configured account (see src/api). */
-export function createApiClient(config: Config): InvoicingClient {
+/**
+ * The one client of the process for the configured account (see src/api). Its requests hold the
+ * mirror's service lock, so processes sharing the database never call the service at once.
+ */
+export function createApiClient(app: Pick<App, 'config' | 'database'>): InvoicingClient {
+  const { config } = app;
   const { user, apiKey } = apiCredentials(config);
   return new InvoicingClient({
     baseUrl: config.api.url,
@@ -43,6 +48,12 @@ export function createApiClient(config: Config): InvoicingClient {
     sendMsPerInvoice: config.api.sendMsPerInvoice,
     rateLimitPauseMs: config.api.rateLimitPauseMs,
     maxRetries: config.api.maxRetries,
+    exclusive: serviceLock(app.database),
     logger,
   });
+}
+
+/** What the sync engine needs; two page writers on Postgres, one on the single-connection embedded database. */
+export function syncDeps(app: App, client: InvoicingClient): SyncDeps {
+  return { db: app.database.db, client, schema: app.config.schema, logger, writeConcurrency: app.database.kind === 'postgres' ? 2 : 1 };
 }

@@ -32,6 +32,8 @@ export interface ClientOptions {
   maxRetries?: number;
   /** Backoff base, default 250 ms (doubles per retry, with jitter, capped at 30 s). */
   retryBaseMs?: number;
+  /** Wraps every request on the wire (see HttpOptions.exclusive): the app uses it for a cross-process lock. */
+  exclusive?: <T>(attempt: () => Promise<T>) => Promise<T>;
   logger?: Logger;
 }
 
@@ -96,7 +98,7 @@ export class InvoicingClient {
     this.log = (options.logger ?? defaultLogger).child({ module: 'api' });
     this.wait = true;
     if (!/^https?:\/\//.test(options.baseUrl)) throw new TypeError('ClientOptions.baseUrl must be an http(s) URL ending in /api/v1');
-    this.core = new HttpCore({ ...this.settings, baseUrl: options.baseUrl, user: options.user, apiKey: options.apiKey, logger: this.log });
+    this.core = new HttpCore({ ...this.settings, baseUrl: options.baseUrl, user: options.user, apiKey: options.apiKey, exclusive: options.exclusive, logger: this.log });
   }
 
   /**

@@ -33,6 +33,11 @@ export interface HttpOptions {
   slowDownBelow: number;
   maxRetries: number;
   retryBaseMs: number;
+  /**
+   * Wraps every attempt on the wire, e.g. to hold a lock that other processes on the same
+   * account honour (the gate keeps one request in flight only within this process).
+   */
+  exclusive?: <T>(attempt: () => Promise<T>) => Promise<T>;
   logger: Logger;
 }
 
@@ -124,7 +129,7 @@ export class HttpCore {
       let retryReason: ApiError;
       const started = Date.now();
       this.requestsMade++;
-      const outcome = await this.send(spec);
+      const outcome = this.options.exclusive ? await this.options.exclusive(() => this.send(spec)) : await this.send(spec);
       if ('kind' in outcome) {
         this.gate.noteDone(null);
         const { kind, detail, cause } = outcome;

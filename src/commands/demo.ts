@@ -6,7 +6,7 @@
  */
 import type { Command } from 'commander';
 import { sql } from 'kysely';
-import { createApiClient, openApp } from '../app.js';
+import { createApiClient, openApp, syncDeps } from '../app.js';
 import type { Config } from '../config.js';
 import { migrate } from '../db/index.js';
 import { RunError } from '../errors.js';
@@ -40,7 +40,7 @@ export function registerDemoCommand(program: Command): void {
         await sandbox.close();
         throw error;
       });
-      const client = createApiClient(config);
+      const client = createApiClient(app);
       try {
         const { db } = app.database;
         await sql`drop schema if exists ${sql.id(DEMO_SCHEMA)} cascade`.execute(db);
@@ -48,7 +48,7 @@ export function registerDemoCommand(program: Command): void {
         process.stdout.write(`invoice-mirror demo: sandbox at ${sandbox.url}, mirror in ${app.database.kind === 'embedded' ? config.embeddedDbDir : 'Postgres'} (schema ${DEMO_SCHEMA})\n`);
 
         heading('1. Backfill: every entity of the sandbox account into the mirror');
-        const backfill = await runSync({ db, client, schema: DEMO_SCHEMA }, { kind: 'backfill', onProgress: progressReporter(process.stderr, logger) });
+        const backfill = await runSync(syncDeps(app, client), { kind: 'backfill', onProgress: progressReporter(process.stderr, logger) });
         if (backfill.status !== 'succeeded') throw new RunError(`demo backfill ended ${backfill.status}: ${backfill.error}`);
         const pulled = Object.entries(backfill.entities).map(([entity, o]) => ({ entity, records: o!.fetched }));
         process.stdout.write(formatRows(pulled, 'table'));

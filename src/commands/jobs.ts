@@ -116,7 +116,7 @@ export function registerJobsCommands(program: Command): void {
     .description('run queued jobs one at a time until none is runnable, then exit; exit code 1 if any failed or was interrupted')
     .action(
       withApp(async (app) => {
-        const client = createApiClient(app.config);
+        const client = createApiClient(app);
         const runner = new JobRunner({ database: app.database, client, config: app.config, logger });
         const counts = { succeeded: 0, failed: 0, queued: 0, interrupted: 0 };
         let needsAttention = 0;

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { createApiClient } from '../app.js';
+import { createApiClient, syncDeps } from '../app.js';
 import { UsageError } from '../errors.js';
 import { formatRows } from '../format.js';
 import { logger } from '../log.js';
@@ -37,10 +37,10 @@ export function registerSyncCommands(program: Command): void {
     .option('--only <entities>', `comma-separated subset of: ${ENTITY_NAMES.join(', ')}`, entityList)
     .action(
       withApp(async (app, options: { only?: MirrorTable[] }) => {
-        const client = createApiClient(app.config);
+        const client = createApiClient(app);
         try {
           const outcome = await runSync(
-            { db: app.database.db, client, schema: app.config.schema },
+            syncDeps(app, client),
             { kind: 'backfill', entities: options.only, onProgress: progressReporter(process.stderr, logger) },
           );
           printOutcome(outcome);
@@ -56,9 +56,9 @@ export function registerSyncCommands(program: Command): void {
     .description('one scheduled-style pass of every entity, then exit')
     .action(
       withApp(async (app) => {
-        const client = createApiClient(app.config);
+        const client = createApiClient(app);
         try {
-          const outcome = await runSync({ db: app.database.db, client, schema: app.config.schema }, { kind: 'sync' });
+          const outcome = await runSync(syncDeps(app, client), { kind: 'sync' });
           printOutcome(outcome);
           return outcome.status === 'succeeded' ? 0 : 1;
         } finally {

@@ -10,7 +10,7 @@
 import type { Server } from 'node:http';
 import cron from 'node-cron';
 import { sql } from 'kysely';
-import { createApiClient, type App } from '../app.js';
+import { createApiClient, syncDeps, type App } from '../app.js';
 import { errorMessage } from '../errors.js';
 import { JobRunner } from '../jobs/runner.js';
 import { logger } from '../log.js';
@@ -37,7 +37,7 @@ function schedulePeriodMs(expression: string): number {
 export async function startDaemon(app: App): Promise<DaemonHandle> {
   const { config, database } = app;
   const log = logger.child({ module: 'daemon' });
-  const client = createApiClient(config);
+  const client = createApiClient(app);
   const metrics = new DaemonMetrics(database.db, client);
   const runner = new JobRunner({ database, client, config, logger });
   runner.on('finished', (job) => metrics.recordJob(job));
@@ -53,7 +53,7 @@ export async function startDaemon(app: App): Promise<DaemonHandle> {
       return currentSync ?? Promise.resolve();
     }
     const began = Date.now();
-    currentSync = runSync({ db: database.db, client, schema: config.schema, logger }, { kind: 'sync', signal: stopSync.signal })
+    currentSync = runSync(syncDeps(app, client), { kind: 'sync', signal: stopSync.signal })
       .then((outcome) => metrics.recordSync('sync', Date.now() - began, outcome))
       .catch((error: unknown) => {
         if (error instanceof SyncBusyError) log.info('sync skipped: another process is running one');

@@ -3,3 +3,4 @@ export { migrate } from './migrate.js';
 export { lockKey, type LockPurpose } from './locks.js';
 export { jsonb } from './json.js';
 export type { Database } from './schema.js';
+export { serviceLock, type Exclusive } from './service-lock.js';

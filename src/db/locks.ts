@@ -5,7 +5,7 @@
  */
 import { sql, type RawBuilder } from 'kysely';
 
-export type LockPurpose = 'migrate' | 'sync' | 'jobs';
+export type LockPurpose = 'migrate' | 'sync' | 'jobs' | 'service';
 
 /** A bigint key computed by Postgres: `hashtextextended('invoice-mirror:<schema>:<purpose>', 0)`. */
 export function lockKey(schema: string, purpose: LockPurpose): RawBuilder<bigint> {

@@ -22,6 +22,12 @@ export interface SyncDeps {
   client: InvoicingClient;
   schema: string;
   logger?: Logger;
+  /**
+   * Pages written at the same time, each in its own transaction on its own connection (default
+   * 1). Postgres parses and stores a page on one core; two let a second core work while the
+   * next page is fetched. Must be 1 on the embedded database, which has a single connection.
+   */
+  writeConcurrency?: number;
 }
 
 export interface SyncProgress {
@@ -62,6 +68,27 @@ export interface SyncOutcome {
 export class SyncBusyError extends RunError {
   constructor() {
     super('another sync or backfill is running on this mirror; try again when it has finished');
+  }
+}
+
+/** SQLSTATE of a deadlock: two page writes that shared a key (a record listed twice). */
+const DEADLOCK_DETECTED = '40P01';
+
+/**
+ * Runs one page's writes in a transaction. The commit does not wait for the WAL flush: a crash
+ * of the database server could lose the last pages, and the next pull writes them again (a lost
+ * sweep is redone too), so durability per page buys nothing here and costs a flush per page.
+ * A deadlock with another page is retried once.
+ */
+async function inTransaction<T>(db: Kysely<Database>, work: (trx: Kysely<Database>) => Promise<T>, retried = false): Promise<T> {
+  try {
+    return await db.transaction().execute(async (trx) => {
+      await sql`set local synchronous_commit = off`.execute(trx);
+      return work(trx);
+    });
+  } catch (error) {
+    if (!retried && (error as { code?: string }).code === DEADLOCK_DETECTED) return inTransaction(db, work, true);
+    throw error;
   }
 }
 
@@ -167,7 +194,8 @@ async function pullEntity(
   const startedAt = clock[0]!.now;
   const began = Date.now();
   const stream = deps.client.list(definition.name, { pageSize: options.pageSize, wait: false });
-  let pendingWrite: Promise<void> = Promise.resolve();
+  const writer = (deps.writeConcurrency ?? 1) > 1 ? deps.db : db;
+  const inFlight: Promise<void>[] = [];
   let stoppedEarly = false;
 
   // Into an empty table every record is new: skip asking which ones changed.
@@ -177,12 +205,12 @@ async function pullEntity(
   const write = async (rows: StagedRow[]) => {
     let toMerge = rows;
     if (!tableWasEmpty) {
-      const keys = await keysToMerge(db, definition, rows);
+      const keys = await keysToMerge(writer, definition, rows);
       toMerge = rows.filter((row) => keys.has(row.key));
     }
     outcome.unchanged += rows.length - toMerge.length;
     if (toMerge.length === 0) return;
-    const merged = await db.transaction().execute((trx) => mergePage(trx, definition, toMerge, runId));
+    const merged = await inTransaction(writer, (trx) => mergePage(trx, definition, toMerge, runId));
     outcome.inserted += merged.inserted;
     outcome.updated += merged.updated + merged.restored;
     outcome.restored += merged.restored;
@@ -201,17 +229,18 @@ async function pullEntity(
       }
       const rows = page.records.map((record) => toStagedRow(definition, record as unknown as Record<string, unknown>));
       for (const row of rows) seen.add(row.key);
-      await pendingWrite;
-      pendingWrite = write(rows);
+      // The next page is fetched while this one is written; at most writeConcurrency in flight.
+      if (inFlight.length >= Math.max(1, deps.writeConcurrency ?? 1)) await inFlight.shift();
+      inFlight.push(write(rows));
       options.onProgress?.({ entity: definition.name, fetched: outcome.fetched, elapsedMs: Date.now() - began, done: false });
       if (options.signal?.aborted) {
         stoppedEarly = true;
         break;
       }
     }
-    await pendingWrite;
+    while (inFlight.length > 0) await inFlight.shift();
   } catch (error) {
-    await pendingWrite.catch(() => undefined);
+    await Promise.allSettled(inFlight);
     outcome.error = `${definition.name}: ${errorMessage(error)}`;
     // Without a quota or valid credentials the other entities would fail the same way.
     if (error instanceof RateLimitedError || error instanceof AuthenticationError) outcome.stop = true;
@@ -220,7 +249,7 @@ async function pullEntity(
   }
 
   if (!outcome.error && !stoppedEarly && stream.complete && unidentified === 0) {
-    outcome.deleted = await db.transaction().execute((trx) => sweepDeleted(trx, definition, seen, startedAt, runId));
+    outcome.deleted = await inTransaction(db, (trx) => sweepDeleted(trx, definition, seen, startedAt, runId));
     await touchSeen(db, definition, seen, LAST_SEEN_RESOLUTION_HOURS);
     await db
       .insertInto('entity_pulls')

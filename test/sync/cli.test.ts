@@ -54,6 +54,27 @@ describe('backfill and sync commands', () => {
     expect(inserts.rows[0]!.n).toBe(inserts.rows[0]!.d);
   });
 
+  it('a sync and a jobs run in two processes never call the service at the same time', async () => {
+    const { db } = database.current.handle;
+    const products = env.sandbox.store.list('products').slice(0, 5).map((r) => Number(r.id));
+    for (const [i, id] of products.entries()) {
+      await sql`insert into jobs (kind, payload) values ('set_product_stock', ${JSON.stringify({ id, stock: 10 + i })}::text::jsonb)`.execute(db);
+    }
+    env.sandbox.knobs.latencyMs = 15;
+    env.sandbox.clearCalls();
+    try {
+      const cliEnv = { ...database.current.env, ...apiEnv(), PAGE_SIZE: '10' };
+      const [sync, jobs] = await Promise.all([runCli(['sync'], { env: cliEnv }), runCli(['jobs', 'run'], { env: cliEnv })]);
+      expect(sync.code).toBe(0);
+      expect(jobs.code).toBe(0);
+      expect(env.sandbox.calls.filter((c) => c.method === 'PUT')).toHaveLength(5);
+      expect(env.sandbox.calls.filter((c) => c.method === 'GET').length).toBeGreaterThan(60);
+      expect(env.sandbox.maxConcurrency()).toBe(1);
+    } finally {
+      env.sandbox.knobs.latencyMs = 0;
+    }
+  });
+
   it('sync exits 0 and prints the counts', async () => {
     const result = await runCli(['sync'], { env: { ...database.current.env, ...apiEnv() } });
     expect(result.code).toBe(0);

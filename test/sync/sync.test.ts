@@ -12,7 +12,7 @@ const SANDBOX_ENTITIES = ['clients', 'products', 'quotations', 'saved_invoices',
 const KEY: Record<string, string> = { clients: 'clientnr' };
 const keyOf = (entity: string) => KEY[entity] ?? 'id';
 
-const deps = () => ({ db: database.current.handle.db, client: env.client, schema: database.current.schema });
+const deps = () => ({ db: database.current.handle.db, client: env.client, schema: database.current.schema, writeConcurrency: 2 });
 
 /** What a typed column should hold for a wire value, worked out independently of the client's parser. */
 function expectedValue(column: MirrorColumn, wire: Record<string, unknown>): unknown {

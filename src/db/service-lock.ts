@@ -1,0 +1,29 @@
+/**
+ * One request to the service at a time across every process on the mirror's database.
+ *
+ * The API client keeps one request in flight within a process; this lock extends that to every
+ * process that works on the same mirror (a daemon's sync next to `jobs run`, two daemons), since
+ * the service forbids concurrent calls while it sends. Each request takes a session advisory
+ * lock on a connection of its own and gives it back when the answer is in: a few hundred
+ * microseconds beside an HTTP request. Postgres queues the waiters in order.
+ */
+import { sql } from 'kysely';
+import type { DatabaseHandle } from './connect.js';
+import { lockKey } from './locks.js';
+
+export type Exclusive = <T>(attempt: () => Promise<T>) => Promise<T>;
+
+/** The wrapper for the client's `exclusive` option; undefined on the embedded database (one process only). */
+export function serviceLock(database: DatabaseHandle): Exclusive | undefined {
+  if (database.kind === 'embedded') return undefined;
+  const key = lockKey(database.schema, 'service');
+  return (attempt) =>
+    database.db.connection().execute(async (conn) => {
+      await sql`select pg_advisory_lock(${key})`.execute(conn);
+      try {
+        return await attempt();
+      } finally {
+        await sql`select pg_advisory_unlock(${key})`.execute(conn);
+      }
+    });
+}
