@@ -16,10 +16,13 @@ export type LogLevel = (typeof LOG_LEVELS)[number];
 const REDACTED = '[REDACTED]';
 const secrets = new Set<string>();
 
+/** Published credentials (the built-in sandbox's): scrubbing them would only blank out a word. */
+const PUBLIC_CREDENTIALS = new Set(['sandbox']);
+
 /** Remember a credential so that it is scrubbed from every log line and error text. */
 export function registerSecret(value: string | undefined | null): void {
   // Very short values would scrub ordinary words; a real key or password is longer.
-  if (value && value.length >= 4) secrets.add(value);
+  if (value && value.length >= 4 && !PUBLIC_CREDENTIALS.has(value)) secrets.add(value);
 }
 
 /** `scheme://user:password@host` → `scheme://user:[REDACTED]@host`. */

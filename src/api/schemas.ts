@@ -63,6 +63,17 @@ const productShape = {
   stock_use: w.bool,
 };
 
+// The client's details copied onto every document (spec 2.3, 2.7).
+const party = {
+  clientnr: w.int,
+  contact: w.text,
+  company: w.text,
+  address: w.text,
+  zipcode: w.text,
+  city: w.text,
+  country: w.country,
+};
+
 // Fields saved and repeating invoices share (spec 2.3 / 2.4).
 const invoiceCommon = {
   id: w.key,
@@ -75,13 +86,7 @@ const invoiceCommon = {
   paymentcondition: w.text,
   paymentperiod: w.int,
   totalintax: w.num,
-  clientnr: w.int,
-  contact: w.text,
-  company: w.text,
-  address: w.text,
-  zipcode: w.text,
-  city: w.text,
-  country: w.country,
+  ...party,
 };
 
 const savedInvoiceShape = {
@@ -126,13 +131,7 @@ const quotationShape = {
   sent: w.bool,
   customstatus: w.lower,
   approved: w.approval,
-  clientnr: w.int,
-  contact: w.text,
-  company: w.text,
-  address: w.text,
-  zipcode: w.text,
-  city: w.text,
-  country: w.country,
+  ...party,
   phone: w.text,
   mobile: w.text,
   email: w.text,
