@@ -18,12 +18,14 @@ export function loadSettings(): Config {
 export function withApp<A extends unknown[]>(run: (app: App, ...args: A) => Promise<number | void>) {
   return async (...args: A): Promise<void> => {
     const app = await openApp(loadSettings());
+    let code: number | void;
     try {
-      const code = await run(app, ...args);
-      if (typeof code === 'number') process.exitCode = code;
+      code = await run(app, ...args);
     } finally {
       await app.close();
     }
+    // Set after closing: shutting down the embedded database's runtime resets process.exitCode.
+    if (typeof code === 'number') process.exitCode = code;
   };
 }
 

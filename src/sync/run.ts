@@ -9,7 +9,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { InvoicingClient } from '../api/index.js';
-import { AuthenticationError, RateLimitedError } from '../api/errors.js';
+import { AuthenticationError, NetworkError, RateLimitedError } from '../api/errors.js';
 import type { EntityCounts, SyncRunStatus } from '../../migrations/0001_core.js';
 import { jsonb, lockKey, type Database } from '../db/index.js';
 import { RunError, errorMessage } from '../errors.js';
@@ -242,8 +242,8 @@ async function pullEntity(
   } catch (error) {
     await Promise.allSettled(inFlight);
     outcome.error = `${definition.name}: ${errorMessage(error)}`;
-    // Without a quota or valid credentials the other entities would fail the same way.
-    if (error instanceof RateLimitedError || error instanceof AuthenticationError) outcome.stop = true;
+    // Without a quota, valid credentials or a reachable service the other entities would fail the same way.
+    if (error instanceof RateLimitedError || error instanceof AuthenticationError || error instanceof NetworkError) outcome.stop = true;
     else if (!(error instanceof Error && 'status' in error)) log.error({ err: error, entity: definition.name }, 'pull failed');
     log.warn({ entity: definition.name, error: outcome.error }, 'pull stopped early; nothing is marked deleted');
   }

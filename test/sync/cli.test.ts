@@ -81,6 +81,18 @@ describe('backfill and sync commands', () => {
     expect(result.stdout).toMatch(/clients\s+120\s+0\s+0\s+0\s+120\s+yes/);
   });
 
+  it('exits 1 when a pull fails, on Postgres and on the embedded database', async () => {
+    const unreachable = { INVOICING_API_URL: 'http://127.0.0.1:1/api/v1', MAX_RETRIES: '0' };
+    const onPostgres = await runCli(['sync'], { env: { ...database.current.env, ...unreachable } });
+    expect(onPostgres.code).toBe(1);
+    expect(onPostgres.stdout).toMatch(/run \d+: failed/);
+    const dir = mkdtempSync(join(tmpdir(), 'im-embedded-fail-'));
+    dirs.push(dir);
+    const embedded = await runCli(['sync'], { env: { DATABASE_URL: undefined, EMBEDDED_DB_DIR: join(dir, 'db'), ...unreachable }, cwd: dir, timeoutMs: 120_000 });
+    expect(embedded.stdout).toMatch(/run \d+: failed/);
+    expect(embedded.code).toBe(1);
+  }, 150_000);
+
   it('backfills into the embedded database when DATABASE_URL is unset', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'im-embedded-sync-'));
     dirs.push(dir);
