@@ -79,7 +79,8 @@ export interface StagedRow {
   typed: unknown[];
   /** Text columns whose parsed value differs from the raw field, by column name. */
   overrides: Record<string, string | null> | null;
-  lines: Record<string, unknown>[] | null;
+  /** Documents only: each line's values in LINE_COLUMNS order; position is the index + 1. */
+  lines: unknown[][] | null;
 }
 
 function fieldOf(column: MirrorColumn, record: Record<string, unknown>): unknown {
@@ -101,14 +102,10 @@ export function toStagedRow(definition: EntityDefinition, record: Record<string,
       (overrides ??= {})[column.name] = parsed;
     }
   }
-  let lines: Record<string, unknown>[] | null = null;
+  let lines: unknown[][] | null = null;
   if (definition.documentType) {
     const parsedLines = (record.lines ?? []) as Record<string, unknown>[];
-    lines = parsedLines.map((line, index) => {
-      const row: Record<string, unknown> = { document_id: record[definition.key], position: index + 1 };
-      for (const column of LINE_COLUMNS) row[column.name] = line[column.name] ?? null;
-      return row;
-    });
+    lines = parsedLines.map((line) => LINE_COLUMNS.map((column) => line[column.name] ?? null));
   }
   return { key: record[definition.key] as number, hash: hash('md5', rawText, 'base64'), rawText, typed, overrides, lines };
 }

@@ -2,13 +2,14 @@
  * The set-based diff. A page of records is sent to Postgres as one JSON parameter and merged in a
  * single statement: rows whose raw record is unchanged are skipped (not even rewritten), new ones
  * are inserted, changed or returning ones updated, and a `changes` row is written for each in the
- * same statement, hence the same transaction. Document lines are rewritten only for documents
- * whose lines changed. Deletes are a separate sweep, run only after a complete pull.
+ * same statement, hence the same transaction; so are the lines of the documents whose lines
+ * changed. One statement per page keeps Postgres busy with work rather than waiting for this
+ * process, which meanwhile parses the next page. Deletes are a separate sweep, run only after a
+ * complete pull.
  */
 import { sql, type Kysely, type RawBuilder } from 'kysely';
-import { quoteName } from '../../migrations/0002_mirror.js';
+import { quoteName, type MirrorColumn } from '../../migrations/0002_mirror.js';
 import type { Database } from '../db/index.js';
-import type { MirrorColumn } from '../../migrations/0002_mirror.js';
 import { LINE_COLUMNS, type EntityDefinition, type StagedRow } from './entities.js';
 
 export interface MergeResult {
@@ -16,16 +17,6 @@ export interface MergeResult {
   updated: number;
   restored: number;
   unchanged: number;
-}
-
-/** JSON text cast to jsonb in SQL (postgres.js would double-encode a jsonb-typed parameter). */
-function jsonParam(value: unknown): RawBuilder<unknown> {
-  return sql`cast(${JSON.stringify(value)} as text)::jsonb`;
-}
-
-/** `name type, …` for jsonb_to_recordset. */
-function recordDefinition(columns: readonly { name: string; type: string }[]): string {
-  return columns.map((c) => `${quoteName(c.name)} ${c.type}`).join(', ');
 }
 
 /** SQL literal of a JSON key or path element (column names are plain identifiers). */
@@ -58,10 +49,15 @@ function mergeSql(definition: EntityDefinition): [string, string, string] {
   const key = quoteName(definition.key);
   const names = definition.columns.map((c) => quoteName(c.name));
   const text = `
-with incoming as (
+with no_flush_wait as (
+  -- This statement is its own transaction; its commit need not wait for the WAL flush (see
+  -- run.ts: a lost page is written again by the next pull).
+  select set_config('synchronous_commit', 'off', true)
+),
+incoming as (
   select ${definition.columns.map((c) => `${columnExpression(definition, c)} as ${quoteName(c.name)}`).join(',\n    ')},
-    x.h as raw_hash, x.r as raw
-  from jsonb_to_recordset(cast($1 as text)::jsonb) as x(k integer, h text, t jsonb, o jsonb, r jsonb)
+    x.h as raw_hash, x.r as raw, x.l as lines
+  from jsonb_to_recordset(cast($1 as text)::jsonb) as x(k integer, h text, t jsonb, o jsonb, r jsonb, l jsonb)
 ),
 previous as (
   select t.${key} as key, t.raw, t.deleted_at from ${table} t where t.${key} in (select ${key} from incoming)
@@ -94,8 +90,8 @@ logged as (
       where c.after -> k is distinct from c.before -> k order by k) end,
     c.before, c.after
   from classified c where c.op <> 'rehash'
-)
-select key, op, lines_changed from classified`;
+)${definition.documentType ? linesSql(definition) : ''}
+select key, op from classified, no_flush_wait`;
   const [head, rest] = text.split('$1') as [string, string];
   const [middle, tail] = rest.split('$2') as [string, string];
   const parts: [string, string, string] = [head, middle, tail];
@@ -105,7 +101,11 @@ select key, op, lines_changed from classified`;
 
 /** The staged rows as the JSON array the merge statement reads; the raw text is spliced in as is. */
 function pageJson(rows: StagedRow[]): string {
-  const parts = rows.map((row) => `{"k":${row.key},"h":${JSON.stringify(row.hash)},"t":${JSON.stringify(row.typed)},"o":${row.overrides ? JSON.stringify(row.overrides) : 'null'},"r":${row.rawText}}`);
+  const parts = rows.map(
+    (row) =>
+      `{"k":${row.key},"h":${JSON.stringify(row.hash)},"t":${JSON.stringify(row.typed)},"o":${row.overrides ? JSON.stringify(row.overrides) : 'null'},` +
+      `"l":${row.lines ? JSON.stringify(row.lines) : 'null'},"r":${row.rawText}}`,
+  );
   return `[${parts.join(',')}]`;
 }
 
@@ -132,7 +132,10 @@ export async function keysToMerge(db: Kysely<Database>, definition: EntityDefini
   return new Set(rows.filter((row) => storedHash.get(row.key) !== row.hash).map((row) => row.key));
 }
 
-/** Merges one page of staged rows; call inside a transaction. */
+/**
+ * Merges one page of staged rows in one statement, which is atomic by itself: one round trip,
+ * so Postgres never waits between statements for this process while it parses the next page.
+ */
 export async function mergePage(db: Kysely<Database>, definition: EntityDefinition, rows: StagedRow[], runId: number | null): Promise<MergeResult> {
   const result: MergeResult = { inserted: 0, updated: 0, restored: 0, unchanged: 0 };
   if (rows.length === 0) return result;
@@ -142,33 +145,41 @@ export async function mergePage(db: Kysely<Database>, definition: EntityDefiniti
   const page = [...unique.values()];
 
   const [head, middle, tail] = mergeSql(definition);
-  const { rows: written } = await sql<{ key: number; op: 'insert' | 'update' | 'restore' | 'rehash'; lines_changed: boolean }>`${sql.raw(head)}${pageJson(page)}${sql.raw(middle)}${runId}${sql.raw(tail)}`.execute(db);
+  const { rows: written } = await sql<{ key: number; op: 'insert' | 'update' | 'restore' | 'rehash' }>`${sql.raw(head)}${pageJson(page)}${sql.raw(middle)}${runId}${sql.raw(tail)}`.execute(db);
   for (const row of written) {
     if (row.op === 'insert') result.inserted++;
     else if (row.op === 'restore') result.restored++;
     else if (row.op === 'update') result.updated++;
   }
   result.unchanged = page.length - result.inserted - result.restored - result.updated;
-
-  if (definition.documentType) {
-    const changedKeys = new Set(written.filter((row) => row.lines_changed).map((row) => Number(row.key)));
-    if (changedKeys.size > 0) await rewriteLines(db, definition, page.filter((row) => changedKeys.has(row.key)));
-  }
   return result;
 }
 
-/** Replaces the lines of the given documents with the lines they carry now. */
-async function rewriteLines(db: Kysely<Database>, definition: EntityDefinition, documents: StagedRow[]): Promise<void> {
-  const type = definition.documentType!;
-  const ids = documents.map((d) => d.key);
-  await sql`delete from document_lines where document_type = ${type} and document_id = any(${intArray(ids)})`.execute(db);
-  const lines = documents.flatMap((d) => d.lines ?? []);
-  if (lines.length === 0) return;
-  const names = LINE_COLUMNS.map((c) => quoteName(c.name)).join(', ');
-  await sql`
-    insert into document_lines (document_type, document_id, position, ${sql.raw(names)})
-    select ${type}, document_id, position, ${sql.raw(names)}
-    from jsonb_to_recordset(${jsonParam(lines)}) as x(document_id integer, position integer, ${sql.raw(recordDefinition(LINE_COLUMNS))})`.execute(db);
+/**
+ * The part of the merge statement that rewrites the lines of the documents whose lines changed:
+ * an upsert by position, and a delete of the positions past the new last line. The two touch
+ * different rows, so they can share the statement (and its snapshot) with the merge.
+ */
+function linesSql(definition: EntityDefinition): string {
+  const type = literal(definition.documentType!);
+  const key = quoteName(definition.key);
+  const names = LINE_COLUMNS.map((c) => quoteName(c.name));
+  const values = LINE_COLUMNS.map((c, i) => (c.type === 'text' ? `l.v ->> ${i}` : `(l.v ->> ${i})::${c.type}`));
+  return `,
+relined as (
+  select i.${key} as key, i.lines from incoming i join classified c on c.key = i.${key} where c.lines_changed
+),
+lines_written as (
+  insert into document_lines (document_type, document_id, position, ${names.join(', ')})
+  select ${type}, r.key, l.n::int, ${values.join(', ')}
+  from relined r cross join lateral jsonb_array_elements(r.lines) with ordinality as l(v, n)
+  on conflict (document_type, document_id, position) do update set
+    ${names.map((n) => `${n} = excluded.${n}`).join(', ')}
+),
+lines_trimmed as (
+  delete from document_lines d using relined r
+  where d.document_type = ${type} and d.document_id = r.key and d.position > jsonb_array_length(r.lines)
+)`;
 }
 
 /**

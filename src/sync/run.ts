@@ -75,19 +75,16 @@ export class SyncBusyError extends RunError {
 const DEADLOCK_DETECTED = '40P01';
 
 /**
- * Runs one page's writes in a transaction. The commit does not wait for the WAL flush: a crash
- * of the database server could lose the last pages, and the next pull writes them again (a lost
- * sweep is redone too), so durability per page buys nothing here and costs a flush per page.
+ * Runs one page's single-statement write (atomic on its own). The statements commit without
+ * waiting for the WAL flush: a crash of the database server could lose the last pages, and the
+ * next pull writes them again (a lost sweep is redone too), so a flush per page buys nothing.
  * A deadlock with another page is retried once.
  */
-async function inTransaction<T>(db: Kysely<Database>, work: (trx: Kysely<Database>) => Promise<T>, retried = false): Promise<T> {
+async function writeOnce<T>(work: () => Promise<T>, retried = false): Promise<T> {
   try {
-    return await db.transaction().execute(async (trx) => {
-      await sql`set local synchronous_commit = off`.execute(trx);
-      return work(trx);
-    });
+    return await work();
   } catch (error) {
-    if (!retried && (error as { code?: string }).code === DEADLOCK_DETECTED) return inTransaction(db, work, true);
+    if (!retried && (error as { code?: string }).code === DEADLOCK_DETECTED) return writeOnce(work, true);
     throw error;
   }
 }
@@ -210,7 +207,7 @@ async function pullEntity(
     }
     outcome.unchanged += rows.length - toMerge.length;
     if (toMerge.length === 0) return;
-    const merged = await inTransaction(writer, (trx) => mergePage(trx, definition, toMerge, runId));
+    const merged = await writeOnce(() => mergePage(writer, definition, toMerge, runId));
     outcome.inserted += merged.inserted;
     outcome.updated += merged.updated + merged.restored;
     outcome.restored += merged.restored;
@@ -249,7 +246,7 @@ async function pullEntity(
   }
 
   if (!outcome.error && !stoppedEarly && stream.complete && unidentified === 0) {
-    outcome.deleted = await inTransaction(db, (trx) => sweepDeleted(trx, definition, seen, startedAt, runId));
+    outcome.deleted = await writeOnce(() => sweepDeleted(db, definition, seen, startedAt, runId));
     await touchSeen(db, definition, seen, LAST_SEEN_RESOLUTION_HOURS);
     await db
       .insertInto('entity_pulls')
