@@ -11,7 +11,7 @@ export function progressReporter(stream: NodeJS.WriteStream, log: Logger): (prog
   if (stream.isTTY) {
     return (p) => {
       const rate = p.elapsedMs > 0 ? Math.round((p.fetched * 1000) / p.elapsedMs) : 0;
-      const bar = p.done ? '[done]' : `[${'='.repeat(Math.floor(p.elapsedMs / 250) % 10).padEnd(10)}]`;
+      const bar = p.done ? '[   done   ]' : `[${'='.repeat(Math.floor(p.elapsedMs / 250) % 10).padEnd(10)}]`;
       const line = `${p.entity.padEnd(19)} ${bar} ${p.fetched.toLocaleString('en').padStart(9)} records  ${rate.toLocaleString('en').padStart(7)}/s`;
       stream.write(`\r\x1b[2K${line}${p.done ? '\n' : ''}`);
     };
