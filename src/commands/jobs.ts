@@ -89,27 +89,22 @@ export function registerJobsCommands(program: Command): void {
       }),
     );
 
-  jobs
-    .command('retry')
-    .description('queue a failed, interrupted or cancelled job again (a send sends only the ids not confirmed sent)')
-    .argument('<id>', 'job id', positiveInteger('id'))
-    .action(
-      withApp(async (app, id: number) => {
-        await retryJob(app.database.db, id);
-        process.stdout.write(`job ${id} queued\n`);
-      }),
-    );
-
-  jobs
-    .command('cancel')
-    .description('cancel a queued or interrupted job')
-    .argument('<id>', 'job id', positiveInteger('id'))
-    .action(
-      withApp(async (app, id: number) => {
-        await cancelJob(app.database.db, id);
-        process.stdout.write(`job ${id} cancelled\n`);
-      }),
-    );
+  const steering = [
+    { name: 'retry', description: 'queue a failed, interrupted or cancelled job again (a send sends only the ids not confirmed sent)', steer: retryJob, done: 'queued' },
+    { name: 'cancel', description: 'cancel a queued or interrupted job', steer: cancelJob, done: 'cancelled' },
+  ];
+  for (const { name, description, steer, done } of steering) {
+    jobs
+      .command(name)
+      .description(description)
+      .argument('<id>', 'job id', positiveInteger('id'))
+      .action(
+        withApp(async (app, id: number) => {
+          await steer(app.database.db, id);
+          process.stdout.write(`job ${id} ${done}\n`);
+        }),
+      );
+  }
 
   jobs
     .command('run')

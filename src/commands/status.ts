@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { sql } from 'kysely';
 import { formatRows } from '../format.js';
+import { countJobsByStatus } from '../jobs/queue.js';
 import { ENTITY_NAMES } from '../sync/index.js';
 import { withApp } from './context.js';
 
@@ -27,7 +28,7 @@ export function registerStatusCommand(program: Command): void {
             return { table, live: Number(rows[0]!.live), deleted: Number(rows[0]!.deleted) };
           }),
         );
-        const { rows: queue } = await sql<{ status: string; jobs: number }>`select status, count(*)::int as jobs from jobs group by status order by status`.execute(db);
+        const queue = Object.entries(await countJobsByStatus(db)).map(([status, jobs]) => ({ status, jobs }));
         const { rows: budget } = await sql<{ remaining: number; seen_at: Date }>`
           select rate_limit_remaining as remaining, coalesce(finished_at, started_at) as seen_at from sync_runs
           where rate_limit_remaining is not null order by id desc limit 1`.execute(db);

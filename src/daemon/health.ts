@@ -7,6 +7,7 @@
 import { createServer, type Server } from 'node:http';
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../db/index.js';
+import { countJobsByStatus } from '../jobs/queue.js';
 import { errorMessage } from '../errors.js';
 import type { DaemonMetrics } from './metrics.js';
 
@@ -29,8 +30,7 @@ export async function checkHealth(db: Kysely<Database>, options: { periodMs: num
     if (last) {
       report.lastSync = { id: Number(last.id), kind: last.kind, status: last.status, finishedAt: last.finished_at?.toISOString() ?? null, ageSeconds: last.age === null ? null : Math.round(last.age) };
     }
-    const { rows: queue } = await sql<{ status: string; n: number }>`select status, count(*)::int as n from jobs group by status`.execute(db);
-    for (const row of queue) report.queue[row.status] = Number(row.n);
+    report.queue = await countJobsByStatus(db);
   } catch (error) {
     report.database = `error: ${errorMessage(error)}`;
     report.problems.push('the database does not answer');

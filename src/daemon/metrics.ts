@@ -6,6 +6,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { InvoicingClient } from '../api/index.js';
 import type { Database } from '../db/index.js';
+import { JOB_STATUSES, countJobsByStatus } from '../jobs/queue.js';
 import type { JobFinished } from '../jobs/runner.js';
 import type { SyncOutcome } from '../sync/index.js';
 
@@ -75,9 +76,8 @@ export class DaemonMetrics {
     metric('invoice_mirror_api_requests_total', 'counter', 'HTTP requests sent to the invoicing service by this process.', [['', this.client.requestsMade]]);
     metric('invoice_mirror_rate_limit_remaining', 'gauge', 'The last X-RateLimit-Remaining the service sent (NaN: none seen yet).', [['', this.client.rateLimitRemaining ?? Number.NaN]]);
 
-    const { rows: byStatus } = await sql<{ status: string; n: number }>`select status, count(*)::int as n from jobs group by status`.execute(this.db);
-    const statuses = ['queued', 'running', 'succeeded', 'failed', 'cancelled', 'interrupted'];
-    metric('invoice_mirror_jobs', 'gauge', 'Jobs in the job table, by status.', statuses.map((status) => [{ status }, Number(byStatus.find((r) => r.status === status)?.n ?? 0)]));
+    const byStatus = await countJobsByStatus(this.db);
+    metric('invoice_mirror_jobs', 'gauge', 'Jobs in the job table, by status.', JOB_STATUSES.map((status) => [{ status }, byStatus[status] ?? 0]));
     metric('invoice_mirror_job_attempts_total', 'counter', 'Job attempts run by this process, by kind and outcome.', [...this.jobAttempts.entries()]);
 
     out.push('# HELP invoice_mirror_job_duration_seconds Time one job attempt took, by kind.', '# TYPE invoice_mirror_job_duration_seconds histogram');

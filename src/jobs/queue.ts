@@ -212,6 +212,12 @@ export async function nextDueAt(db: Kysely<Database>): Promise<Date | null> {
   return row?.due ? new Date(row.due as Date | string) : null;
 }
 
+/** How many jobs are in each status (statuses with none are left out). */
+export async function countJobsByStatus(db: Kysely<Database>): Promise<Partial<Record<JobStatus, number>>> {
+  const rows = await db.selectFrom('jobs').select(['status', sql<number>`count(*)::int`.as('n')]).groupBy('status').orderBy('status').execute();
+  return Object.fromEntries(rows.map((row) => [row.status, Number(row.n)]));
+}
+
 export async function hasRunnable(db: Kysely<Database>): Promise<boolean> {
   const { rows } = await sql<{ any: boolean }>`select exists (select 1 from jobs where status = 'queued' and run_after <= now()) as any`.execute(db);
   return rows[0]?.any === true;

@@ -182,23 +182,13 @@ lines_trimmed as (
 )`;
 }
 
-/**
- * After a complete pull: every live row that was not seen is marked deleted, with a `changes`
- * row. Rows written after the pull began (by a targeted refresh, say) are left alone: the pull
- * could not have seen them.
- */
-export async function sweepDeleted(db: Kysely<Database>, definition: EntityDefinition, seenKeys: Iterable<number>, pullStartedAt: Date, runId: number | null): Promise<number> {
+/** Marks the live rows that `condition` selects (alias `t`) deleted, each with a `changes` row. */
+async function markGone(db: Kysely<Database>, definition: EntityDefinition, condition: RawBuilder<boolean>, runId: number | null): Promise<number> {
   const key = sql.raw(quoteName(definition.key));
-  const table = sql.raw(definition.name);
   const result = await sql<{ deleted: number }>`
-    with seen as (
-      select unnest(${intArray(seenKeys)}) as key
-    ),
-    gone as (
-      update ${table} t set deleted_at = now(), last_changed_at = now()
-      where t.deleted_at is null
-        and t.last_changed_at < ${pullStartedAt}
-        and not exists (select 1 from seen s where s.key = t.${key})
+    with gone as (
+      update ${sql.raw(definition.name)} t set deleted_at = now(), last_changed_at = now()
+      where t.deleted_at is null and ${condition}
       returning t.${key} as key, t.raw
     ),
     logged as (
@@ -209,22 +199,21 @@ export async function sweepDeleted(db: Kysely<Database>, definition: EntityDefin
   return Number(result.rows[0]?.deleted ?? 0);
 }
 
+/**
+ * After a complete pull: every live row that was not seen is marked deleted. Rows written after
+ * the pull began (by a targeted refresh, say) are left alone: the pull could not have seen them.
+ */
+export function sweepDeleted(db: Kysely<Database>, definition: EntityDefinition, seenKeys: Iterable<number>, pullStartedAt: Date, runId: number | null): Promise<number> {
+  const key = sql.raw(quoteName(definition.key));
+  // NOT EXISTS over unnest becomes a hash anti-join; `<> all(array)` would compare every pair.
+  const notSeen = sql<boolean>`t.last_changed_at < ${pullStartedAt} and not exists (select 1 from unnest(${intArray(seenKeys)}) as seen(key) where seen.key = t.${key})`;
+  return markGone(db, definition, notSeen, runId);
+}
+
 /** A record the service says no longer exists (a targeted refresh got 404): mark it deleted. */
 export async function markDeleted(db: Kysely<Database>, definition: EntityDefinition, keyValue: number, runId: number | null): Promise<boolean> {
   const key = sql.raw(quoteName(definition.key));
-  const table = sql.raw(definition.name);
-  const result = await sql<{ deleted: number }>`
-    with gone as (
-      update ${table} t set deleted_at = now(), last_changed_at = now()
-      where t.deleted_at is null and t.${key} = ${keyValue}
-      returning t.${key} as key, t.raw
-    ),
-    logged as (
-      insert into changes (sync_run_id, entity, entity_id, op, before)
-      select ${runId}::bigint, ${definition.name}, key::text, 'delete', raw from gone
-    )
-    select count(*)::int as deleted from gone`.execute(db);
-  return Number(result.rows[0]?.deleted ?? 0) > 0;
+  return (await markGone(db, definition, sql<boolean>`t.${key} = ${keyValue}`, runId)) > 0;
 }
 
 /**

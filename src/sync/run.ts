@@ -9,7 +9,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { InvoicingClient } from '../api/index.js';
-import { AuthenticationError, NetworkError, RateLimitedError } from '../api/errors.js';
+import { ApiError, AuthenticationError, NetworkError, RateLimitedError } from '../api/errors.js';
 import type { EntityCounts, SyncRunStatus } from '../../migrations/0001_core.js';
 import { jsonb, lockKey, type Database } from '../db/index.js';
 import { RunError, errorMessage } from '../errors.js';
@@ -131,9 +131,9 @@ async function pullAll(db: Kysely<Database>, deps: SyncDeps, options: SyncOption
   for (const definition of definitions) {
     if (options.signal?.aborted) stopReason ??= 'stopped before it finished';
     if (stopReason) break;
-    const outcome = await pullEntity(db, deps, options, definition, runId, log);
+    const { outcome, stopRun } = await pullEntity(db, deps, options, definition, runId, log);
     outcomes[definition.name] = outcome;
-    if (outcome.stop) stopReason = outcome.error ?? 'stopped';
+    if (stopRun) stopReason = outcome.error ?? 'stopped';
     await db
       .updateTable('sync_runs')
       .set({ counts: jsonb(countsOf(outcomes)), requests_made: deps.client.requestsMade - requestsAtStart })
@@ -154,13 +154,7 @@ async function pullAll(db: Kysely<Database>, deps: SyncDeps, options: SyncOption
     .where('id', '=', runId)
     .execute();
   log.info({ runId, status, requestsMade, counts: countsOf(outcomes), error }, 'sync run finished');
-  const clean = Object.fromEntries(Object.entries(outcomes).map(([name, o]) => [name, withoutStop(o)])) as SyncOutcome['entities'];
-  return { runId, status, entities: clean, requestsMade, error };
-}
-
-function withoutStop(outcome: EntityOutcome & { stop?: boolean }): EntityOutcome {
-  const { stop: _stop, ...rest } = outcome;
-  return rest;
+  return { runId, status, entities: outcomes, requestsMade, error };
 }
 
 function countsOf(outcomes: Partial<Record<MirrorTable, EntityOutcome>>): Record<string, EntityCounts & { restored: number }> {
@@ -170,8 +164,8 @@ function countsOf(outcomes: Partial<Record<MirrorTable, EntityOutcome>>): Record
 }
 
 /**
- * Pulls one entity. Writing a page overlaps with fetching the next one: the page's merge is
- * started, and the following request goes out while it runs.
+ * Pulls one entity. Writing a page overlaps with fetching the next one (up to writeConcurrency
+ * pages are written at once). `stopRun` says the other entities would fail the same way.
  */
 async function pullEntity(
   db: Kysely<Database>,
@@ -180,8 +174,9 @@ async function pullEntity(
   definition: EntityDefinition,
   runId: number,
   log: Logger,
-): Promise<EntityOutcome & { stop?: boolean }> {
-  const outcome: EntityOutcome & { stop?: boolean } = { fetched: 0, inserted: 0, updated: 0, restored: 0, deleted: 0, unchanged: 0, complete: false };
+): Promise<{ outcome: EntityOutcome; stopRun: boolean }> {
+  let stopRun = false;
+  const outcome: EntityOutcome = { fetched: 0, inserted: 0, updated: 0, restored: 0, deleted: 0, unchanged: 0, complete: false };
   const seen = new Set<number>();
   let unidentified = 0;
   let problems = 0;
@@ -240,8 +235,8 @@ async function pullEntity(
     await Promise.allSettled(inFlight);
     outcome.error = `${definition.name}: ${errorMessage(error)}`;
     // Without a quota, valid credentials or a reachable service the other entities would fail the same way.
-    if (error instanceof RateLimitedError || error instanceof AuthenticationError || error instanceof NetworkError) outcome.stop = true;
-    else if (!(error instanceof Error && 'status' in error)) log.error({ err: error, entity: definition.name }, 'pull failed');
+    if (error instanceof RateLimitedError || error instanceof AuthenticationError || error instanceof NetworkError) stopRun = true;
+    else if (!(error instanceof ApiError)) log.error({ err: error, entity: definition.name }, 'pull failed');
     log.warn({ entity: definition.name, error: outcome.error }, 'pull stopped early; nothing is marked deleted');
   }
 
@@ -261,5 +256,5 @@ async function pullEntity(
     else if (problems > 0) outcome.error = `${definition.name}: ${problems} unreadable record(s) skipped`;
   }
   options.onProgress?.({ entity: definition.name, fetched: outcome.fetched, elapsedMs: Date.now() - began, done: true });
-  return outcome;
+  return { outcome, stopRun };
 }
