@@ -7,6 +7,7 @@ import * as core from './0001_core.js';
 import * as mirror from './0002_mirror.js';
 import * as reports from './0004_reports.js';
 import * as status from './0005_status.js';
+import * as writePath from './0006_write_path.js';
 
 export interface Migration {
   name: string;
@@ -18,4 +19,5 @@ export const migrations: Migration[] = [
   { name: '0002_mirror', up: mirror.up },
   { name: '0004_reports', up: reports.up },
   { name: '0005_status', up: status.up },
+  { name: '0006_write_path', up: writePath.up },
 ];

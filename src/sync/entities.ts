@@ -64,17 +64,21 @@ export function entityNamed(name: string): EntityDefinition {
 
 export { LINE_COLUMNS };
 
-/**
- * A record ready for the merge. Most of a record's bytes are its text fields, and those are
- * already in the raw record; so the raw text travels once and only the typed values of the other
- * columns travel beside it (plus any text the parser changed, e.g. a lower-cased enum).
- */
-export interface StagedRow {
+/** What identifies a record and its exact content: enough to tell whether it needs writing. */
+export interface RecordIdentity {
   key: number;
   /** md5 (base64) of `rawText`. */
   hash: string;
   /** The record's JSON text exactly as received (re-serialized only when that text is unknown). */
   rawText: string;
+}
+
+/**
+ * A record ready for the merge. Most of a record's bytes are its text fields, and those are
+ * already in the raw record; so the raw text travels once and only the typed values of the other
+ * columns travel beside it (plus any text the parser changed, e.g. a lower-cased enum).
+ */
+export interface StagedRow extends RecordIdentity {
   /** Values of `typedColumns`, in order. */
   typed: unknown[];
   /** Text columns whose parsed value differs from the raw field, by column name. */
@@ -89,10 +93,18 @@ function fieldOf(column: MirrorColumn, record: Record<string, unknown>): unknown
   return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>)[column.subfield] : undefined;
 }
 
-/** Maps a parsed record (typed fields under their spec names, plus `raw`) to a staged row. */
-export function toStagedRow(definition: EntityDefinition, record: Record<string, unknown>): StagedRow {
+/** The key, text and hash of a parsed record (typed fields under their spec names, plus `raw`). */
+export function identify(definition: EntityDefinition, record: Record<string, unknown>): RecordIdentity {
+  const rawText = rawTextOf(record.raw as object) ?? JSON.stringify(record.raw);
+  return { key: record[definition.key] as number, hash: hash('md5', rawText, 'base64'), rawText };
+}
+
+/**
+ * Maps a parsed record to a staged row. A sync identifies every record but stages only the ones
+ * whose hash differs from the stored one, so an unchanged record costs no mapping.
+ */
+export function toStagedRow(definition: EntityDefinition, record: Record<string, unknown>, identity = identify(definition, record)): StagedRow {
   const raw = record.raw as Record<string, unknown>;
-  const rawText = rawTextOf(raw) ?? JSON.stringify(raw);
   const typed = definition.typedColumns.map((column) => fieldOf(column, record) ?? null);
   let overrides: Record<string, string | null> | null = null;
   for (const column of definition.textColumns) {
@@ -107,5 +119,5 @@ export function toStagedRow(definition: EntityDefinition, record: Record<string,
     const parsedLines = (record.lines ?? []) as Record<string, unknown>[];
     lines = parsedLines.map((line) => LINE_COLUMNS.map((column) => line[column.name] ?? null));
   }
-  return { key: record[definition.key] as number, hash: hash('md5', rawText, 'base64'), rawText, typed, overrides, lines };
+  return { ...identity, typed, overrides, lines };
 }

@@ -10,7 +10,7 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import { quoteName, type MirrorColumn } from '../../migrations/0002_mirror.js';
 import type { Database } from '../db/index.js';
-import { LINE_COLUMNS, type EntityDefinition, type StagedRow } from './entities.js';
+import { LINE_COLUMNS, type EntityDefinition, type RecordIdentity, type StagedRow } from './entities.js';
 
 export interface MergeResult {
   inserted: number;
@@ -37,28 +37,40 @@ function columnExpression(definition: EntityDefinition, column: MirrorColumn): s
 }
 
 /**
- * The merge statement of an entity, split around its two parameters (the page as JSON text and
- * the run id). Built once per entity from its fixed column list; every value is a parameter.
+ * How a page is written. `merge` is the general statement: it compares with what is stored and
+ * writes only what changed. `insert` is for a page of records none of which is stored yet (a
+ * backfill into an empty table): plain inserts, no conflict checks and no trimming of old lines,
+ * which makes a first fill cheaper. If a record of such a page is stored after all (listed twice,
+ * or written meanwhile by a job's refresh), the insert fails as a whole on the key and the page is
+ * merged instead (see mergePage).
+ */
+export type WriteMode = 'merge' | 'insert';
+
+/**
+ * The statement of an entity and mode, split around its two parameters (the page as JSON text
+ * and the run id). Built once from the entity's fixed column list; every value is a parameter.
  */
 const mergeSqlCache = new Map<string, [string, string, string]>();
 
-function mergeSql(definition: EntityDefinition): [string, string, string] {
-  const cached = mergeSqlCache.get(definition.name);
+function mergeSql(definition: EntityDefinition, mode: WriteMode): [string, string, string] {
+  const cacheKey = `${definition.name}:${mode}`;
+  const cached = mergeSqlCache.get(cacheKey);
   if (cached) return cached;
   const table = definition.name;
   const key = quoteName(definition.key);
   const names = definition.columns.map((c) => quoteName(c.name));
-  const text = `
-with no_flush_wait as (
-  -- This statement is its own transaction; its commit need not wait for the WAL flush (see
-  -- run.ts: a lost page is written again by the next pull).
-  select set_config('synchronous_commit', 'off', true)
+  const write =
+    mode === 'insert'
+      ? `
+written as (
+  insert into ${table} (${names.join(', ')}, raw, raw_hash)
+  select ${names.join(', ')}, raw, raw_hash from incoming
+  returning ${key} as key, raw
 ),
-incoming as (
-  select ${definition.columns.map((c) => `${columnExpression(definition, c)} as ${quoteName(c.name)}`).join(',\n    ')},
-    x.h as raw_hash, x.r as raw, x.l as lines
-  from jsonb_to_recordset(cast($1 as text)::jsonb) as x(k integer, h text, t jsonb, o jsonb, r jsonb, l jsonb)
-),
+classified as (
+  select w.key, w.raw as after, null::jsonb as before, 'insert' as op, true as lines_changed from written w
+),`
+      : `
 previous as (
   select t.${key} as key, t.raw, t.deleted_at from ${table} t where t.${key} in (select ${key} from incoming)
 ),
@@ -81,7 +93,18 @@ classified as (
          when p.raw is distinct from w.raw then 'update' else 'rehash' end as op,
     (p.key is null or w.raw -> 'lines' is distinct from p.raw -> 'lines') as lines_changed
   from written w left join previous p on p.key = w.key
+),`;
+  const text = `
+with no_flush_wait as (
+  -- This statement is its own transaction; its commit need not wait for the WAL flush (see
+  -- run.ts: a lost page is written again by the next pull).
+  select set_config('synchronous_commit', 'off', true)
 ),
+incoming as (
+  select ${definition.columns.map((c) => `${columnExpression(definition, c)} as ${quoteName(c.name)}`).join(',\n    ')},
+    x.h as raw_hash, x.r as raw, x.l as lines
+  from jsonb_to_recordset(cast($1 as text)::jsonb) as x(k integer, h text, t jsonb, o jsonb, r jsonb, l jsonb)
+),${write}
 logged as (
   insert into changes (sync_run_id, entity, entity_id, op, changed_fields, before, after)
   select $2::bigint, '${table}', c.key::text, c.op,
@@ -90,12 +113,12 @@ logged as (
       where c.after -> k is distinct from c.before -> k order by k) end,
     c.before, c.after
   from classified c where c.op <> 'rehash'
-)${definition.documentType ? linesSql(definition) : ''}
+)${definition.documentType ? linesSql(definition, mode) : ''}
 select key, op from classified, no_flush_wait`;
   const [head, rest] = text.split('$1') as [string, string];
   const [middle, tail] = rest.split('$2') as [string, string];
   const parts: [string, string, string] = [head, middle, tail];
-  mergeSqlCache.set(definition.name, parts);
+  mergeSqlCache.set(cacheKey, parts);
   return parts;
 }
 
@@ -123,7 +146,7 @@ export function intArray(values: Iterable<number>): RawBuilder<number[]> {
  * hash differs. Reads the stored hashes of the page's keys (an index lookup) and compares them
  * here, so a page that needs nothing costs one small query and writes nothing.
  */
-export async function keysToMerge(db: Kysely<Database>, definition: EntityDefinition, rows: StagedRow[]): Promise<Set<number>> {
+export async function keysToMerge(db: Kysely<Database>, definition: EntityDefinition, rows: readonly RecordIdentity[]): Promise<Set<number>> {
   const key = sql.raw(quoteName(definition.key));
   const { rows: stored } = await sql<{ k: number; h: string | null }>`
     select ${key} as k, raw_hash as h from ${sql.table(definition.name)}
@@ -132,20 +155,38 @@ export async function keysToMerge(db: Kysely<Database>, definition: EntityDefini
   return new Set(rows.filter((row) => storedHash.get(row.key) !== row.hash).map((row) => row.key));
 }
 
+/** SQLSTATE of a unique violation: in `insert` mode, a record that was stored after all. */
+const UNIQUE_VIOLATION = '23505';
+
 /**
- * Merges one page of staged rows in one statement, which is atomic by itself: one round trip,
+ * Writes one page of staged rows in one statement, which is atomic by itself: one round trip,
  * so Postgres never waits between statements for this process while it parses the next page.
+ * In `insert` mode a page that meets a stored key is merged instead (so that mode needs `db`
+ * outside a transaction, which the failed insert would abort); `mode` in the result says which
+ * statement wrote it.
  */
-export async function mergePage(db: Kysely<Database>, definition: EntityDefinition, rows: StagedRow[], runId: number | null): Promise<MergeResult> {
-  const result: MergeResult = { inserted: 0, updated: 0, restored: 0, unchanged: 0 };
+export async function mergePage(
+  db: Kysely<Database>,
+  definition: EntityDefinition,
+  rows: StagedRow[],
+  runId: number | null,
+  mode: WriteMode = 'merge',
+): Promise<MergeResult & { mode: WriteMode }> {
+  const result: MergeResult & { mode: WriteMode } = { inserted: 0, updated: 0, restored: 0, unchanged: 0, mode };
   if (rows.length === 0) return result;
   // A key twice in one statement would make the upsert fail; the later copy wins.
   const unique = new Map<number, StagedRow>();
   for (const row of rows) unique.set(row.key, row);
   const page = [...unique.values()];
 
-  const [head, middle, tail] = mergeSql(definition);
-  const { rows: written } = await sql<{ key: number; op: 'insert' | 'update' | 'restore' | 'rehash' }>`${sql.raw(head)}${pageJson(page)}${sql.raw(middle)}${runId}${sql.raw(tail)}`.execute(db);
+  const [head, middle, tail] = mergeSql(definition, mode);
+  let written: { key: number; op: 'insert' | 'update' | 'restore' | 'rehash' }[];
+  try {
+    ({ rows: written } = await sql<{ key: number; op: 'insert' | 'update' | 'restore' | 'rehash' }>`${sql.raw(head)}${pageJson(page)}${sql.raw(middle)}${runId}${sql.raw(tail)}`.execute(db));
+  } catch (error) {
+    if (mode === 'insert' && (error as { code?: string }).code === UNIQUE_VIOLATION) return mergePage(db, definition, page, runId, 'merge');
+    throw error;
+  }
   for (const row of written) {
     if (row.op === 'insert') result.inserted++;
     else if (row.op === 'restore') result.restored++;
@@ -156,15 +197,30 @@ export async function mergePage(db: Kysely<Database>, definition: EntityDefiniti
 }
 
 /**
- * The part of the merge statement that rewrites the lines of the documents whose lines changed:
- * an upsert by position, and a delete of the positions past the new last line. The two touch
- * different rows, so they can share the statement (and its snapshot) with the merge.
+ * The part of the statement that rewrites the lines of the documents whose lines changed: an
+ * upsert by position, and a delete of the positions past the new last line. The two touch
+ * different rows, so they can share the statement (and its snapshot) with the merge. New
+ * documents (`insert` mode) have no lines yet: their lines are plainly inserted.
  */
-function linesSql(definition: EntityDefinition): string {
+function linesSql(definition: EntityDefinition, mode: WriteMode): string {
   const type = literal(definition.documentType!);
   const key = quoteName(definition.key);
   const names = LINE_COLUMNS.map((c) => quoteName(c.name));
   const values = LINE_COLUMNS.map((c, i) => (c.type === 'text' ? `l.v ->> ${i}` : `(l.v ->> ${i})::${c.type}`));
+  const upsert =
+    mode === 'insert'
+      ? ''
+      : `
+  on conflict (document_type, document_id, position) do update set
+    ${names.map((n) => `${n} = excluded.${n}`).join(', ')}`;
+  const trim =
+    mode === 'insert'
+      ? ''
+      : `,
+lines_trimmed as (
+  delete from document_lines d using relined r
+  where d.document_type = ${type} and d.document_id = r.key and d.position > jsonb_array_length(r.lines)
+)`;
   return `,
 relined as (
   select i.${key} as key, i.lines from incoming i join classified c on c.key = i.${key} where c.lines_changed
@@ -172,14 +228,8 @@ relined as (
 lines_written as (
   insert into document_lines (document_type, document_id, position, ${names.join(', ')})
   select ${type}, r.key, l.n::int, ${values.join(', ')}
-  from relined r cross join lateral jsonb_array_elements(r.lines) with ordinality as l(v, n)
-  on conflict (document_type, document_id, position) do update set
-    ${names.map((n) => `${n} = excluded.${n}`).join(', ')}
-),
-lines_trimmed as (
-  delete from document_lines d using relined r
-  where d.document_type = ${type} and d.document_id = r.key and d.position > jsonb_array_length(r.lines)
-)`;
+  from relined r cross join lateral jsonb_array_elements(r.lines) with ordinality as l(v, n)${upsert}
+)${trim}`;
 }
 
 /** Marks the live rows that `condition` selects (alias `t`) deleted, each with a `changes` row. */

@@ -14,8 +14,11 @@ import type { EntityCounts, SyncRunStatus } from '../../migrations/0001_core.js'
 import { jsonb, lockKey, type Database } from '../db/index.js';
 import { RunError, errorMessage } from '../errors.js';
 import { logger as defaultLogger } from '../log.js';
-import { ENTITIES, toStagedRow, type EntityDefinition, type MirrorTable, type StagedRow } from './entities.js';
-import { keysToMerge, mergePage, sweepDeleted, touchSeen } from './merge.js';
+import { ENTITIES, identify, toStagedRow, type EntityDefinition, type MirrorTable, type RecordIdentity } from './entities.js';
+import { keysToMerge, mergePage, sweepDeleted, touchSeen, type WriteMode } from './merge.js';
+
+/** A record as the client parsed it: typed fields under their spec names, plus `raw`. */
+type ParsedRecord = Record<string, unknown>;
 
 export interface SyncDeps {
   db: Kysely<Database>;
@@ -190,19 +193,24 @@ async function pullEntity(
   const inFlight: Promise<void>[] = [];
   let stoppedEarly = false;
 
-  // Into an empty table every record is new: skip asking which ones changed.
+  // Into an empty table every record is new: skip asking which ones changed, and write pages
+  // with plain inserts until one meets a stored key (then mergePage merged it instead).
   const { rows: emptiness } = await sql<{ empty: boolean }>`select not exists (select 1 from ${sql.table(definition.name)}) as empty`.execute(db);
   const tableWasEmpty = emptiness[0]!.empty;
+  let mode: WriteMode = tableWasEmpty ? 'insert' : 'merge';
 
-  const write = async (rows: StagedRow[]) => {
-    let toMerge = rows;
+  // Stages (maps to rows) only the records that need writing: new, changed or returning ones.
+  const write = async (records: ParsedRecord[], identities: RecordIdentity[]) => {
+    let chosen = records.map((_, i) => i);
     if (!tableWasEmpty) {
-      const keys = await keysToMerge(writer, definition, rows);
-      toMerge = rows.filter((row) => keys.has(row.key));
+      const keys = await keysToMerge(writer, definition, identities);
+      chosen = chosen.filter((i) => keys.has(identities[i]!.key));
     }
-    outcome.unchanged += rows.length - toMerge.length;
-    if (toMerge.length === 0) return;
-    const merged = await writeOnce(() => mergePage(writer, definition, toMerge, runId));
+    outcome.unchanged += records.length - chosen.length;
+    if (chosen.length === 0) return;
+    const toMerge = chosen.map((i) => toStagedRow(definition, records[i]!, identities[i]));
+    const merged = await writeOnce(() => mergePage(writer, definition, toMerge, runId, mode));
+    mode = merged.mode;
     outcome.inserted += merged.inserted;
     outcome.updated += merged.updated + merged.restored;
     outcome.restored += merged.restored;
@@ -219,11 +227,12 @@ async function pullEntity(
         else seen.add(id); // it exists upstream, even if we cannot read it: never sweep it
         log.warn({ entity: definition.name, id: problem.id, field: problem.field }, `unreadable record skipped: ${problem.message}`);
       }
-      const rows = page.records.map((record) => toStagedRow(definition, record as unknown as Record<string, unknown>));
-      for (const row of rows) seen.add(row.key);
+      const records = page.records as unknown as ParsedRecord[];
+      const identities = records.map((record) => identify(definition, record));
+      for (const identity of identities) seen.add(identity.key);
       // The next page is fetched while this one is written; at most writeConcurrency in flight.
       if (inFlight.length >= Math.max(1, deps.writeConcurrency ?? 1)) await inFlight.shift();
-      inFlight.push(write(rows));
+      inFlight.push(write(records, identities));
       options.onProgress?.({ entity: definition.name, fetched: outcome.fetched, elapsedMs: Date.now() - began, done: false });
       if (options.signal?.aborted) {
         stoppedEarly = true;
