@@ -8,8 +8,9 @@
 //   BENCH_ROUNDS=3 (floor, backfill and resync are each measured this many times; medians are
 //   compared) BENCH_WRITERS=2
 //
-// The sandbox runs in a child process (as `invoice-mirror sandbox`), so it does not share this
-// process's event loop or memory: RSS and timings are the mirror's own.
+// The sandbox runs in a child process (as `invoice-mirror sandbox`), and so does every measured
+// phase (`node bench/sync.mjs phase <name> <port>`): each starts from a fresh heap, so a phase's
+// timing and peak RSS are its own, not left over from the phase or round before.
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { sql } from 'kysely';
@@ -30,7 +31,8 @@ const pageSize = Number(process.env.BENCH_PAGE_SIZE ?? 500);
 const naiveRecords = Number(process.env.BENCH_NAIVE_RECORDS ?? 10000);
 const writers = Number(process.env.BENCH_WRITERS ?? 2);
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
-const port = 4100 + Math.floor(Math.random() * 800);
+const [, , command, phaseName, phasePort] = process.argv;
+const port = command === 'phase' ? Number(phasePort) : 4100 + Math.floor(Math.random() * 800);
 const cli = fileURLToPath(new URL('../dist/src/cli.js', import.meta.url));
 
 async function startSandboxProcess() {
@@ -126,52 +128,83 @@ async function naive(handle, limit) {
   return { ms, records };
 }
 
+/** Runs one phase in this process and prints its figures as JSON (called by the orchestrator below). */
+async function runPhase(name) {
+  let result;
+  if (name === 'floor') result = await floor();
+  else if (name === 'backfill' || name === 'resync') {
+    const handle = name === 'backfill' ? await freshSchema('bench_sync') : await openDatabase({ databaseUrl, embeddedDbDir: '', schema: 'bench_sync', poolSize: 4 });
+    const run = await timedSync(handle, 'bench_sync', name === 'backfill' ? 'backfill' : 'sync');
+    const { rows: lines } = await sql`select count(*)::int as n from document_lines`.execute(handle.db);
+    const { rows: changes } = await sql`select count(*)::int as n from changes where sync_run_id = ${run.outcome.runId}`.execute(handle.db);
+    await handle.close();
+    result = { ms: run.ms, records: run.records, requests: run.requests, lines: lines[0].n, changes: changes[0].n };
+  } else if (name === 'naive') {
+    const handle = await freshSchema('bench_naive');
+    result = await naive(handle, naiveRecords);
+    await sql`drop schema bench_naive cascade`.execute(handle.db);
+    await handle.close();
+  } else throw new Error(`unknown phase ${name}`);
+  console.log(JSON.stringify({ ...result, rssMb: Math.round(process.resourceUsage().maxRSS / 1024) }));
+}
+
+/** Runs a phase in a child process and returns what it printed. */
+function phase(name) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [fileURLToPath(import.meta.url), 'phase', name, String(port)], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout.on('data', (chunk) => (out += chunk));
+    child.on('exit', (code) => (code === 0 ? resolve(JSON.parse(out.trim().split('\n').pop())) : reject(new Error(`phase ${name} exited with ${code}`))));
+  });
+}
+
 /** The middle value (the lower middle for an even count). */
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor((values.length - 1) / 2)];
+
+if (command === 'phase') {
+  await runPhase(phaseName);
+  process.exit(0);
+}
 
 const sandbox = await startSandboxProcess();
 try {
   console.log(`sync benchmark: ${perEntity.toLocaleString('en')} records per sandbox entity (+ countries), page size ${pageSize}, ${rounds} round(s), Postgres ${new URL(databaseUrl).host}`);
-  await floor(); // warm-up: the sandbox serializes records on first read, and V8 compiles the parsers
+  await phase('floor'); // warm-up: the sandbox serializes records on first read
   // Each round measures the floor, a backfill into a fresh schema and a resync back to back, so
   // that a slow spell of the machine (these VMs share their cores) hits all three alike.
   const measured = [];
   for (let round = 1; round <= rounds; round++) {
-    const floorRun = await floor();
-    const handle = await freshSchema('bench_sync');
-    const backfill = await timedSync(handle, 'bench_sync', 'backfill');
-    const { rows: lineCount } = await sql`select count(*)::int as n from document_lines`.execute(handle.db);
-    const resync = await timedSync(handle, 'bench_sync', 'sync');
-    const { rows: changeCount } = await sql`select count(*)::int as n from changes where sync_run_id = ${resync.outcome.runId}`.execute(handle.db);
-    await handle.close();
-    measured.push({ floorRun, backfill, resync, lines: lineCount[0].n, resyncChanges: changeCount[0].n });
+    const floorRun = await phase('floor');
+    const backfill = await phase('backfill');
+    const resync = await phase('resync');
+    measured.push({ floorRun, backfill, resync });
     console.log(
-      `round ${round}: floor ${seconds(floorRun.ms)} s, backfill ${seconds(backfill.ms)} s (${(backfill.ms / floorRun.ms).toFixed(2)}x), resync ${seconds(resync.ms)} s (${(resync.ms / floorRun.ms).toFixed(2)}x), peak RSS so far ${Math.round(process.resourceUsage().maxRSS / 1024)} MB`,
+      `round ${round}: floor ${seconds(floorRun.ms)} s, backfill ${seconds(backfill.ms)} s (${(backfill.ms / floorRun.ms).toFixed(2)}x, peak RSS ${backfill.rssMb} MB), resync ${seconds(resync.ms)} s (${(resync.ms / floorRun.ms).toFixed(2)}x, peak RSS ${resync.rssMb} MB)`,
     );
   }
-  const naiveHandle = await freshSchema('bench_naive');
-  const naiveRun = await naive(naiveHandle, naiveRecords);
-  await sql`drop schema bench_naive cascade`.execute(naiveHandle.db);
-  await naiveHandle.close();
-  const peakRssMb = Math.round(process.resourceUsage().maxRSS / 1024);
+  const naiveRun = await phase('naive');
+  const peakRssMb = Math.max(...measured.flatMap((m) => [m.backfill.rssMb, m.resync.rssMb]));
 
   const floorMs = median(measured.map((m) => m.floorRun.ms));
   const backfillMs = median(measured.map((m) => m.backfill.ms));
   const resyncMs = median(measured.map((m) => m.resync.ms));
+  // Ratios are taken within a round (measured minutes apart at most), then their median.
+  const backfillRatio = median(measured.map((m) => m.backfill.ms / m.floorRun.ms));
+  const resyncRatio = median(measured.map((m) => m.resync.ms / m.floorRun.ms));
   const { records, requests } = measured[0].floorRun;
   const table = [
-    ['phase (median of rounds)', 'records', 'seconds', 'records/s', 'requests', 'vs floor'],
+    ['phase (median of rounds)', 'records', 'seconds', 'records/s', 'requests', 'vs floor (median of the rounds\' ratios)'],
     ['floor: fetch + parse only', records, seconds(floorMs), rate(records, floorMs), requests, '1.00x'],
-    ['backfill (empty mirror)', measured[0].backfill.records, seconds(backfillMs), rate(measured[0].backfill.records, backfillMs), measured[0].backfill.requests, `${(backfillMs / floorMs).toFixed(2)}x`],
-    ['resync, nothing changed', measured[0].resync.records, seconds(resyncMs), rate(measured[0].resync.records, resyncMs), measured[0].resync.requests, `${(resyncMs / floorMs).toFixed(2)}x`],
+    ['backfill (empty mirror)', measured[0].backfill.records, seconds(backfillMs), rate(measured[0].backfill.records, backfillMs), measured[0].backfill.requests, `${backfillRatio.toFixed(2)}x`],
+    ['resync, nothing changed', measured[0].resync.records, seconds(resyncMs), rate(measured[0].resync.records, resyncMs), measured[0].resync.requests, `${resyncRatio.toFixed(2)}x`],
     [`naive row-by-row (first ${naiveRun.records})`, naiveRun.records, seconds(naiveRun.ms), rate(naiveRun.records, naiveRun.ms), '-', '-'],
   ];
   const widths = table[0].map((_, i) => Math.max(...table.map((row) => String(row[i]).length)));
   for (const row of table) console.log(row.map((cell, i) => (i === 0 ? String(cell).padEnd(widths[i]) : String(cell).padStart(widths[i]))).join('  '));
   const speedup = (naiveRun.ms / naiveRun.records) / (backfillMs / measured[0].backfill.records);
-  console.log(`document lines written: ${measured[0].lines}; changes rows written by the resyncs: ${measured.map((m) => m.resyncChanges).join(', ')}`);
-  console.log(`backfill is ${speedup.toFixed(1)}x faster per record than the naive baseline; peak RSS ${peakRssMb} MB`);
-  console.log(`targets: backfill <= 2x floor (${(backfillMs / floorMs).toFixed(2)}x), resync <= 1.3x floor (${(resyncMs / floorMs).toFixed(2)}x), >= 10x naive (${speedup.toFixed(1)}x), RSS < 300 MB (${peakRssMb} MB)`);
+  console.log(`document lines written: ${measured[0].backfill.lines}; changes rows written by the resyncs: ${measured.map((m) => m.resync.changes).join(', ')}`);
+  console.log(`backfill is ${speedup.toFixed(1)}x faster per record than the naive baseline; peak RSS of a backfill or resync ${peakRssMb} MB (floor: ${Math.max(...measured.map((m) => m.floorRun.rssMb))} MB)`);
+  console.log(`targets: backfill <= 2x floor (${backfillRatio.toFixed(2)}x), resync <= 1.3x floor (${resyncRatio.toFixed(2)}x), >= 10x naive (${speedup.toFixed(1)}x), RSS < 300 MB (${peakRssMb} MB)`);
 } finally {
   sandbox.kill('SIGTERM');
 }
