@@ -31,7 +31,7 @@ export async function up(db: Kysely<any>): Promise<void> {
   // client row is compressed column by column once it passes 2 kB).
   const { rows: columns } = await sql<{ table_name: string; column_name: string }>`
     select table_name, column_name from information_schema.columns
-    where table_schema = current_schema() and table_name = any(${[...LONG_VALUED_TABLES]}::text[])
+    where table_schema = current_schema() and table_name = any(${LONG_VALUED_TABLES}::text[])
       and data_type in ('text', 'jsonb', 'ARRAY')
     order by table_name, ordinal_position`.execute(db);
   for (const { table_name, column_name } of columns) {

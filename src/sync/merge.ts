@@ -207,16 +207,15 @@ function linesSql(definition: EntityDefinition, mode: WriteMode): string {
   const key = quoteName(definition.key);
   const names = LINE_COLUMNS.map((c) => quoteName(c.name));
   const values = LINE_COLUMNS.map((c, i) => (c.type === 'text' ? `l.v ->> ${i}` : `(l.v ->> ${i})::${c.type}`));
-  const upsert =
-    mode === 'insert'
-      ? ''
-      : `
+  const merging = mode === 'merge';
+  const upsert = !merging
+    ? ''
+    : `
   on conflict (document_type, document_id, position) do update set
     ${names.map((n) => `${n} = excluded.${n}`).join(', ')}`;
-  const trim =
-    mode === 'insert'
-      ? ''
-      : `,
+  const trim = !merging
+    ? ''
+    : `,
 lines_trimmed as (
   delete from document_lines d using relined r
   where d.document_type = ${type} and d.document_id = r.key and d.position > jsonb_array_length(r.lines)

@@ -210,7 +210,8 @@ async function pullEntity(
     if (chosen.length === 0) return;
     const toMerge = chosen.map((i) => toStagedRow(definition, records[i]!, identities[i]));
     const merged = await writeOnce(() => mergePage(writer, definition, toMerge, runId, mode));
-    mode = merged.mode;
+    // Once a page had to be merged, so are the rest (a page still in flight may finish as inserts).
+    if (merged.mode === 'merge') mode = 'merge';
     outcome.inserted += merged.inserted;
     outcome.updated += merged.updated + merged.restored;
     outcome.restored += merged.restored;

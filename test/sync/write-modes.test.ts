@@ -64,8 +64,9 @@ describe('write modes', () => {
         onProgress: (progress) => {
           if (written || progress.entity !== 'clients') return;
           written = true;
-          // Synchronously queued before the pull's later pages are written.
-          void mergePage(db(), definition, [late], null);
+          // The later pages are held back until the record is stored, so the last page meets it.
+          env.sandbox.knobs.latencyMs = 500;
+          void mergePage(db(), definition, [late], null).finally(() => (env.sandbox.knobs.latencyMs = 0));
         },
       },
     );
