@@ -1,6 +1,6 @@
 /**
- * The set-based diff. A page of records is sent to Postgres as one JSON parameter and merged in a
- * single statement: rows whose raw record is unchanged are skipped (not even rewritten), new ones
+ * The set-based diff. A page of records is sent to Postgres as one text parameter (see pageText)
+ * and merged in a single statement: rows whose raw record is unchanged are skipped (not even rewritten), new ones
  * are inserted, changed or returning ones updated, and a `changes` row is written for each in the
  * same statement, hence the same transaction; so are the lines of the documents whose lines
  * changed. One statement per page keeps Postgres busy with work rather than waiting for this
@@ -22,7 +22,21 @@ export interface MergeResult {
 /** SQL literal of a JSON key or path element (column names are plain identifiers). */
 const literal = (text: string) => `'${text.replace(/'/g, "''")}'`;
 
-/** The SQL expression that computes a column from the staged JSON (see StagedRow). */
+/**
+ * How a page travels: one text, records separated by U+001E (record separator), each record's
+ * fields by U+001F (unit separator). Neither can occur in JSON text (control characters must be
+ * escaped inside strings and are not white space), so the raw record needs no escaping, and
+ * Postgres parses each record into jsonb on its own, which is about a third cheaper than parsing
+ * one jsonb document of the whole page. The fields of a record, in this order:
+ *   key, md5 of the raw text, text overrides (JSON or empty), lines (JSON or empty), raw JSON
+ *   text, then the values of `typedColumns` in their SQL text form (empty for null).
+ */
+const RECORD_SEPARATOR = '\x1e';
+const FIELD_SEPARATOR = '\x1f';
+/** SQL array index of the first typed value in a record's fields. */
+const FIRST_TYPED_FIELD = 6;
+
+/** The SQL expression that computes a column from a staged record (see StagedRow and pageText). */
 function columnExpression(definition: EntityDefinition, column: MirrorColumn): string {
   if (column.name === definition.key) return 'x.k';
   if (column.type === 'text') {
@@ -31,9 +45,8 @@ function columnExpression(definition: EntityDefinition, column: MirrorColumn): s
       : `x.r ->> ${literal(column.field ?? column.name)}`;
     return `case when x.o ? ${literal(column.name)} then x.o ->> ${literal(column.name)} else ${wire} end`;
   }
-  const index = definition.typedColumns.indexOf(column);
-  if (column.type === 'jsonb') return `nullif(x.t -> ${index}, 'null'::jsonb)`;
-  return `(x.t ->> ${index})::${column.type}`;
+  const index = FIRST_TYPED_FIELD + definition.typedColumns.indexOf(column);
+  return `nullif(x.fields[${index}], '')::${column.type}`;
 }
 
 /**
@@ -103,7 +116,12 @@ with no_flush_wait as (
 incoming as (
   select ${definition.columns.map((c) => `${columnExpression(definition, c)} as ${quoteName(c.name)}`).join(',\n    ')},
     x.h as raw_hash, x.r as raw, x.l as lines
-  from jsonb_to_recordset(cast($1 as text)::jsonb) as x(k integer, h text, t jsonb, o jsonb, r jsonb, l jsonb)
+  from (
+    select f[1]::integer as k, f[2] as h, nullif(f[3], '')::jsonb as o, nullif(f[4], '')::jsonb as l, f[5]::jsonb as r, f as fields
+    from string_to_table(cast($1 as text), chr(30)) as record, string_to_array(record, chr(31)) as f
+    -- Not pulled up into the select above: that would parse the raw record once per column.
+    offset 0
+  ) as x
 ),${write}
 logged as (
   insert into changes (sync_run_id, entity, entity_id, op, changed_fields, before, after)
@@ -114,7 +132,9 @@ logged as (
     c.before, c.after
   from classified c where c.op <> 'rehash'
 )${definition.documentType ? linesSql(definition, mode) : ''}
-select key, op from classified, no_flush_wait`;
+select count(*) filter (where op = 'insert')::int as inserted, count(*) filter (where op = 'update')::int as updated,
+  count(*) filter (where op = 'restore')::int as restored
+from classified, no_flush_wait`;
   const [head, rest] = text.split('$1') as [string, string];
   const [middle, tail] = rest.split('$2') as [string, string];
   const parts: [string, string, string] = [head, middle, tail];
@@ -122,14 +142,28 @@ select key, op from classified, no_flush_wait`;
   return parts;
 }
 
-/** The staged rows as the JSON array the merge statement reads; the raw text is spliced in as is. */
-function pageJson(rows: StagedRow[]): string {
-  const parts = rows.map(
-    (row) =>
-      `{"k":${row.key},"h":${JSON.stringify(row.hash)},"t":${JSON.stringify(row.typed)},"o":${row.overrides ? JSON.stringify(row.overrides) : 'null'},` +
-      `"l":${row.lines ? JSON.stringify(row.lines) : 'null'},"r":${row.rawText}}`,
-  );
-  return `[${parts.join(',')}]`;
+/** A typed value in its SQL text form; null is the empty text, which no typed column accepts. */
+function typedText(value: unknown, column: MirrorColumn): string {
+  if (value === null || value === undefined) return '';
+  if (column.type === 'jsonb') return JSON.stringify(value);
+  const text = String(value);
+  // Numbers, booleans and checked dates never hold a separator; anything else would shift fields.
+  if (typeof value === 'string' && (text.includes(FIELD_SEPARATOR) || text.includes(RECORD_SEPARATOR))) {
+    throw new Error(`${column.name}: a control character in a ${column.type} value`);
+  }
+  return text;
+}
+
+/** The staged rows as the text the merge statement reads (see RECORD_SEPARATOR). */
+function pageText(definition: EntityDefinition, rows: StagedRow[]): string {
+  const typedColumns = definition.typedColumns;
+  const records = rows.map((row) => {
+    let record = `${row.key}${FIELD_SEPARATOR}${row.hash}${FIELD_SEPARATOR}${row.overrides ? JSON.stringify(row.overrides) : ''}${FIELD_SEPARATOR}`;
+    record += `${row.lines ? JSON.stringify(row.lines) : ''}${FIELD_SEPARATOR}${row.rawText}`;
+    for (let i = 0; i < typedColumns.length; i++) record += FIELD_SEPARATOR + typedText(row.typed[i], typedColumns[i]!);
+    return record;
+  });
+  return records.join(RECORD_SEPARATOR);
 }
 
 /**
@@ -180,18 +214,17 @@ export async function mergePage(
   const page = [...unique.values()];
 
   const [head, middle, tail] = mergeSql(definition, mode);
-  let written: { key: number; op: 'insert' | 'update' | 'restore' | 'rehash' }[];
+  let counts: Omit<MergeResult, 'unchanged'> | undefined;
   try {
-    ({ rows: written } = await sql<{ key: number; op: 'insert' | 'update' | 'restore' | 'rehash' }>`${sql.raw(head)}${pageJson(page)}${sql.raw(middle)}${runId}${sql.raw(tail)}`.execute(db));
+    ({ rows: [counts] } = await sql<Omit<MergeResult, 'unchanged'>>`${sql.raw(head)}${pageText(definition, page)}${sql.raw(middle)}${runId}${sql.raw(tail)}`.execute(db));
   } catch (error) {
     if (mode === 'insert' && (error as { code?: string }).code === UNIQUE_VIOLATION) return mergePage(db, definition, page, runId, 'merge');
     throw error;
   }
-  for (const row of written) {
-    if (row.op === 'insert') result.inserted++;
-    else if (row.op === 'restore') result.restored++;
-    else if (row.op === 'update') result.updated++;
-  }
+  // Both drivers return int as a number; rehashed rows (same record, other text) count as unchanged.
+  result.inserted = counts!.inserted;
+  result.updated = counts!.updated;
+  result.restored = counts!.restored;
   result.unchanged = page.length - result.inserted - result.restored - result.updated;
   return result;
 }

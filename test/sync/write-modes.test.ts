@@ -79,4 +79,41 @@ describe('write modes', () => {
     expect(counts).toHaveLength(rows.length);
     expect(counts.every((c) => c.n === 1)).toBe(true);
   });
+
+  it('control characters, the page separators among them, survive both write modes', async () => {
+    // A page travels as text split on U+001E and U+001F (see pageText): text that holds them must
+    // reach the mirror unchanged, whether it is read from the raw record, sent as a parsed
+    // override (a lower-cased enum) or sent with the lines.
+    const store = env.sandbox.store;
+    const awkward = (n: number) => `a\u001eb\u001fc\td\ne\u0001f ${n}`;
+    const [quotation] = store.list('quotations').map((q) => Number(q.id));
+    const [clientnr] = store.list('clients').map((c) => Number(c.clientnr));
+    const check = async (n: number) => {
+      const { rows: clients } = await sql<{ company: string; sendmethod: string }>`
+        select company, sendmethod from clients where clientnr = ${clientnr!}`.execute(db());
+      expect(clients[0]).toEqual({ company: awkward(n), sendmethod: `email${awkward(n)}`.toLowerCase() });
+      const { rows: lines } = await sql<{ description: string }>`
+        select description from document_lines where document_type = 'quotation' and document_id = ${quotation!} order by position`.execute(db());
+      expect(lines).toEqual([{ description: awkward(n) }]);
+    };
+    const dirty = (n: number) => {
+      store.update('clients', clientnr!, { company: awkward(n), sendmethod: `EMAIL${awkward(n)}` });
+      store.update('quotations', quotation!, { lines: [{ amount: 1, description: awkward(n), tax_rate: 21, price: 2, discount_pct: 0 }] });
+    };
+    const deps = { db: db(), client: env.client, schema: database.current.schema, writeConcurrency: 2 };
+
+    dirty(1);
+    // Empty tables: the backfill writes its pages as plain inserts, the sync after it merges.
+    await sql`truncate clients, quotations, document_lines`.execute(db());
+    const backfill = await runSync(deps, { kind: 'backfill', entities: ['clients', 'quotations'] });
+    expect(backfill.status).toBe('succeeded');
+    expect(backfill.entities.clients).toMatchObject({ inserted: store.list('clients').length });
+    await check(1);
+
+    dirty(2);
+    const sync = await runSync(deps, { kind: 'sync', entities: ['clients', 'quotations'] });
+    expect(sync.status).toBe('succeeded');
+    expect(sync.entities.clients).toMatchObject({ updated: 1 });
+    await check(2);
+  });
 });
