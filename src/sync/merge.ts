@@ -60,8 +60,9 @@ function columnExpression(definition: EntityDefinition, column: MirrorColumn): s
 export type WriteMode = 'merge' | 'insert';
 
 /**
- * The statement of an entity and mode, split around its two parameters (the page as JSON text
- * and the run id). Built once from the entity's fixed column list; every value is a parameter.
+ * The statement of an entity and mode, split around its two parameters (the page as text, see
+ * pageText, and the run id). Built once from the entity's fixed column list; every value is a
+ * parameter.
  */
 const mergeSqlCache = new Map<string, [string, string, string]>();
 
