@@ -1,11 +1,11 @@
 /**
  * The set-based diff. A page of records is sent to Postgres as one text parameter (see pageText)
- * and merged in a single statement: rows whose raw record is unchanged are skipped (not even rewritten), new ones
- * are inserted, changed or returning ones updated, and a `changes` row is written for each in the
- * same statement, hence the same transaction; so are the lines of the documents whose lines
- * changed. One statement per page keeps Postgres busy with work rather than waiting for this
- * process, which meanwhile parses the next page. Deletes are a separate sweep, run only after a
- * complete pull.
+ * and merged in a single statement: rows whose raw record is unchanged are skipped (not even
+ * rewritten), new ones are inserted, changed or returning ones updated, and a `changes` row is
+ * written for each in the same statement, hence the same transaction; so are the lines of the
+ * documents whose lines changed. One statement per page keeps Postgres busy with work rather than
+ * waiting for this process, which meanwhile parses the next page. Deletes are a separate sweep,
+ * run only after a complete pull.
  */
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import { quoteName, type MirrorColumn } from '../../migrations/0002_mirror.js';
