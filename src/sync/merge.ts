@@ -147,12 +147,11 @@ from classified, no_flush_wait`;
 function typedText(value: unknown, column: MirrorColumn): string {
   if (value === null || value === undefined) return '';
   if (column.type === 'jsonb') return JSON.stringify(value);
-  const text = String(value);
-  // Numbers, booleans and checked dates never hold a separator; anything else would shift fields.
-  if (typeof value === 'string' && (text.includes(FIELD_SEPARATOR) || text.includes(RECORD_SEPARATOR))) {
+  // Numbers, booleans and checked dates never hold a separator; a string that did would shift fields.
+  if (typeof value === 'string' && (value.includes(FIELD_SEPARATOR) || value.includes(RECORD_SEPARATOR))) {
     throw new Error(`${column.name}: a control character in a ${column.type} value`);
   }
-  return text;
+  return String(value);
 }
 
 /** The staged rows as the text the merge statement reads (see RECORD_SEPARATOR). */
@@ -207,27 +206,23 @@ export async function mergePage(
   runId: number | null,
   mode: WriteMode = 'merge',
 ): Promise<MergeResult & { mode: WriteMode }> {
-  const result: MergeResult & { mode: WriteMode } = { inserted: 0, updated: 0, restored: 0, unchanged: 0, mode };
-  if (rows.length === 0) return result;
+  if (rows.length === 0) return { inserted: 0, updated: 0, restored: 0, unchanged: 0, mode };
   // A key twice in one statement would make the upsert fail; the later copy wins.
   const unique = new Map<number, StagedRow>();
   for (const row of rows) unique.set(row.key, row);
   const page = [...unique.values()];
 
   const [head, middle, tail] = mergeSql(definition, mode);
-  let counts: Omit<MergeResult, 'unchanged'> | undefined;
+  let counts: Omit<MergeResult, 'unchanged'>;
   try {
-    ({ rows: [counts] } = await sql<Omit<MergeResult, 'unchanged'>>`${sql.raw(head)}${pageText(definition, page)}${sql.raw(middle)}${runId}${sql.raw(tail)}`.execute(db));
+    const { rows: answer } = await sql<Omit<MergeResult, 'unchanged'>>`${sql.raw(head)}${pageText(definition, page)}${sql.raw(middle)}${runId}${sql.raw(tail)}`.execute(db);
+    counts = answer[0]!;
   } catch (error) {
     if (mode === 'insert' && (error as { code?: string }).code === UNIQUE_VIOLATION) return mergePage(db, definition, page, runId, 'merge');
     throw error;
   }
-  // Both drivers return int as a number; rehashed rows (same record, other text) count as unchanged.
-  result.inserted = counts!.inserted;
-  result.updated = counts!.updated;
-  result.restored = counts!.restored;
-  result.unchanged = page.length - result.inserted - result.restored - result.updated;
-  return result;
+  // Rehashed rows (the same record arriving as other text) count as unchanged.
+  return { ...counts, unchanged: page.length - counts.inserted - counts.updated - counts.restored, mode };
 }
 
 /**
