@@ -67,7 +67,7 @@ function openPostgres(databaseUrl: string, options: DatabaseOptions): DatabaseHa
       date: { to: DATE, from: [DATE], serialize: (value: string) => value, parse: (text: string) => text },
     },
   });
-  const db = new Kysely<Database>({ dialect: new PostgresJSDialect({ postgres: client }) });
+  const db = new Kysely<Database>({ dialect: new PostgresJSDialect({ postgres: preparingStatements(client) }) });
   return {
     db,
     kind: 'postgres',
@@ -80,6 +80,30 @@ function openPostgres(databaseUrl: string, options: DatabaseOptions): DatabaseHa
       await db.destroy();
     },
   };
+}
+
+/**
+ * The dialect runs every query through postgres.js's `unsafe`, which does not prepare statements
+ * by default. An unprepared query with parameters costs two round trips: Parse and Describe, then
+ * (once this process gets round to the answer) Bind and Execute; a sync's page write waited that
+ * long with the page still here. Prepared, as postgres.js does for its own tagged queries, a
+ * query's second and later runs on a connection are one round trip, and the server neither parses
+ * nor (after a few runs) plans them again. postgres.js re-prepares a statement that a schema change
+ * invalidated.
+ */
+function preparingStatements(client: postgres.Sql): postgres.Sql {
+  const prepareByDefault = (reserved: postgres.ReservedSql) =>
+    new Proxy(reserved, {
+      get: (target, property, receiver) =>
+        property === 'unsafe'
+          ? (query: string, parameters?: postgres.ParameterOrJSON<never>[], options?: postgres.UnsafeQueryOptions) =>
+              target.unsafe(query, parameters, { prepare: true, ...options })
+          : Reflect.get(target, property, receiver),
+    });
+  return new Proxy(client, {
+    get: (target, property, receiver) =>
+      property === 'reserve' ? async () => prepareByDefault(await target.reserve()) : Reflect.get(target, property, receiver),
+  });
 }
 
 async function openEmbedded(options: DatabaseOptions): Promise<DatabaseHandle> {

@@ -73,16 +73,18 @@ function mergeSql(definition: EntityDefinition, mode: WriteMode): [string, strin
   const table = definition.name;
   const key = quoteName(definition.key);
   const names = definition.columns.map((c) => quoteName(c.name));
+  // In `insert` mode every incoming record is inserted (or the statement fails), so the changes,
+  // the lines and the counts read `incoming` itself: the insert returns nothing, and the raw
+  // records are not copied through two more materialized steps.
   const write =
     mode === 'insert'
       ? `
 written as (
   insert into ${table} (${names.join(', ')}, raw, raw_hash)
   select ${names.join(', ')}, raw, raw_hash from incoming
-  returning ${key} as key, raw
 ),
-classified as (
-  select w.key, w.raw as after, null::jsonb as before, 'insert' as op, true as lines_changed from written w
+classified as not materialized (
+  select i.${key} as key, i.raw as after, null::jsonb as before, 'insert' as op from incoming i
 ),`
       : `
 previous as (
@@ -249,9 +251,12 @@ lines_trimmed as (
   delete from document_lines d using relined r
   where d.document_type = ${type} and d.document_id = r.key and d.position > jsonb_array_length(r.lines)
 )`;
+  const relined = merging
+    ? `select i.${key} as key, i.lines from incoming i join classified c on c.key = i.${key} where c.lines_changed`
+    : `select i.${key} as key, i.lines from incoming i`;
   return `,
 relined as (
-  select i.${key} as key, i.lines from incoming i join classified c on c.key = i.${key} where c.lines_changed
+  ${relined}
 ),
 lines_written as (
   insert into document_lines (document_type, document_id, position, ${names.join(', ')})

@@ -30,4 +30,19 @@ describe('postgres through postgres.js', () => {
     await unlisten();
     expect(received).toEqual([String(rows[0]!.id)]);
   });
+
+  it('prepares parameterized queries, and runs them again after the table they read changed', async () => {
+    const { db } = database.current.handle;
+    await db.connection().execute(async (connection) => {
+      await sql`create table probe (id integer primary key, note text)`.execute(connection);
+      await sql`insert into probe values (1, 'first')`.execute(connection);
+      const read = (id: number) => sql<{ note: string }>`select * from probe where id = ${id}`.execute(connection);
+      expect((await read(1)).rows).toEqual([{ id: 1, note: 'first' }]);
+      const prepared = await sql<{ n: number }>`select count(*)::int as n from pg_prepared_statements where statement = 'select * from probe where id = $1'`.execute(connection);
+      expect(prepared.rows[0]!.n).toBe(1);
+      // The prepared statement's result type changes: postgres.js prepares it again.
+      await sql`alter table probe add column extra integer default 7`.execute(connection);
+      expect((await read(1)).rows).toEqual([{ id: 1, note: 'first', extra: 7 }]);
+    });
+  });
 });
