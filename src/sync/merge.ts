@@ -194,37 +194,56 @@ export async function keysToMerge(db: Kysely<Database>, definition: EntityDefini
 /** SQLSTATE of a unique violation: in `insert` mode, a record that was stored after all. */
 const UNIQUE_VIOLATION = '23505';
 
+/** A page as the merge statement reads it: its text (see pageText) and how many records it holds. */
+export interface PreparedPage {
+  text: string;
+  size: number;
+}
+
+/** The page text of staged rows. A key twice in one statement would make the upsert fail: the later copy wins. */
+export function preparePage(definition: EntityDefinition, rows: readonly StagedRow[]): PreparedPage {
+  const unique = new Map<number, StagedRow>();
+  for (const row of rows) unique.set(row.key, row);
+  return { text: pageText(definition, [...unique.values()]), size: unique.size };
+}
+
 /**
- * Writes one page of staged rows in one statement, which is atomic by itself: one round trip,
- * so Postgres never waits between statements for this process while it parses the next page.
+ * Writes one prepared page in one statement, which is atomic by itself: one round trip, so
+ * Postgres never waits between statements for this process while it parses the next page.
  * In `insert` mode a page that meets a stored key is merged instead (so that mode needs `db`
  * outside a transaction, which the failed insert would abort); `mode` in the result says which
  * statement wrote it.
  */
-export async function mergePage(
+export async function writePage(
   db: Kysely<Database>,
   definition: EntityDefinition,
-  rows: StagedRow[],
+  page: PreparedPage,
   runId: number | null,
   mode: WriteMode = 'merge',
 ): Promise<MergeResult & { mode: WriteMode }> {
-  if (rows.length === 0) return { inserted: 0, updated: 0, restored: 0, unchanged: 0, mode };
-  // A key twice in one statement would make the upsert fail; the later copy wins.
-  const unique = new Map<number, StagedRow>();
-  for (const row of rows) unique.set(row.key, row);
-  const page = [...unique.values()];
-
+  if (page.size === 0) return { inserted: 0, updated: 0, restored: 0, unchanged: 0, mode };
   const [head, middle, tail] = mergeSql(definition, mode);
   let counts: Omit<MergeResult, 'unchanged'>;
   try {
-    const { rows: answer } = await sql<Omit<MergeResult, 'unchanged'>>`${sql.raw(head)}${pageText(definition, page)}${sql.raw(middle)}${runId}${sql.raw(tail)}`.execute(db);
+    const { rows: answer } = await sql<Omit<MergeResult, 'unchanged'>>`${sql.raw(head)}${page.text}${sql.raw(middle)}${runId}${sql.raw(tail)}`.execute(db);
     counts = answer[0]!;
   } catch (error) {
-    if (mode === 'insert' && (error as { code?: string }).code === UNIQUE_VIOLATION) return mergePage(db, definition, page, runId, 'merge');
+    if (mode === 'insert' && (error as { code?: string }).code === UNIQUE_VIOLATION) return writePage(db, definition, page, runId, 'merge');
     throw error;
   }
   // Rehashed rows (the same record arriving as other text) count as unchanged.
-  return { ...counts, unchanged: page.length - counts.inserted - counts.updated - counts.restored, mode };
+  return { ...counts, unchanged: page.size - counts.inserted - counts.updated - counts.restored, mode };
+}
+
+/** Prepares and writes one page of staged rows (see writePage). */
+export function mergePage(
+  db: Kysely<Database>,
+  definition: EntityDefinition,
+  rows: readonly StagedRow[],
+  runId: number | null,
+  mode: WriteMode = 'merge',
+): Promise<MergeResult & { mode: WriteMode }> {
+  return writePage(db, definition, preparePage(definition, rows), runId, mode);
 }
 
 /**

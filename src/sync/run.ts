@@ -14,8 +14,8 @@ import type { EntityCounts, SyncRunStatus } from '../../migrations/0001_core.js'
 import { jsonb, lockKey, type Database } from '../db/index.js';
 import { RunError, errorMessage } from '../errors.js';
 import { logger as defaultLogger } from '../log.js';
-import { ENTITIES, identify, toStagedRow, type EntityDefinition, type MirrorTable, type RecordIdentity } from './entities.js';
-import { keysToMerge, mergePage, sweepDeleted, touchSeen, type WriteMode } from './merge.js';
+import { ENTITIES, identify, toStagedRow, type EntityDefinition, type MirrorTable, type RecordIdentity, type StagedRow } from './entities.js';
+import { keysToMerge, preparePage, sweepDeleted, touchSeen, writePage, type PreparedPage, type WriteMode } from './merge.js';
 
 /** A record as the client parsed it: typed fields under their spec names, plus `raw`. */
 type ParsedRecord = Record<string, unknown>;
@@ -194,22 +194,25 @@ async function pullEntity(
   let stoppedEarly = false;
 
   // Into an empty table every record is new: skip asking which ones changed, and write pages
-  // with plain inserts until one meets a stored key (then mergePage merged it instead).
+  // with plain inserts until one meets a stored key (then writePage merged it instead).
   const { rows: emptiness } = await sql<{ empty: boolean }>`select not exists (select 1 from ${sql.table(definition.name)}) as empty`.execute(db);
   const tableWasEmpty = emptiness[0]!.empty;
   let mode: WriteMode = tableWasEmpty ? 'insert' : 'merge';
 
-  // Stages (maps to rows) only the records that need writing: new, changed or returning ones.
-  const write = async (records: ParsedRecord[], identities: RecordIdentity[]) => {
-    let chosen = records.map((_, i) => i);
-    if (!tableWasEmpty) {
-      const keys = await keysToMerge(writer, definition, identities);
-      chosen = chosen.filter((i) => keys.has(identities[i]!.key));
+  // Maps the records that need writing (new, changed or returning ones) to rows and builds the
+  // page text in one go, so that the parsed page is garbage before its write starts: the garbage
+  // collector then reclaims it young instead of copying it into the old generation.
+  const stage = (records: ParsedRecord[], identities: RecordIdentity[], needed: Set<number> | null): PreparedPage => {
+    const rows: StagedRow[] = [];
+    for (let i = 0; i < records.length; i++) {
+      if (!needed || needed.has(identities[i]!.key)) rows.push(toStagedRow(definition, records[i]!, identities[i]));
     }
-    outcome.unchanged += records.length - chosen.length;
-    if (chosen.length === 0) return;
-    const toMerge = chosen.map((i) => toStagedRow(definition, records[i]!, identities[i]));
-    const merged = await writeOnce(() => mergePage(writer, definition, toMerge, runId, mode));
+    outcome.unchanged += records.length - rows.length;
+    return preparePage(definition, rows);
+  };
+  const write = async (page: PreparedPage) => {
+    if (page.size === 0) return;
+    const merged = await writeOnce(() => writePage(writer, definition, page, runId, mode));
     // Once a page had to be merged, so are the rest (a page still in flight may finish as inserts).
     if (merged.mode === 'merge') mode = 'merge';
     outcome.inserted += merged.inserted;
@@ -217,6 +220,9 @@ async function pullEntity(
     outcome.restored += merged.restored;
     outcome.unchanged += merged.unchanged;
   };
+  // A page of records that may be stored already: only the ones whose hash differs are written.
+  const compareAndWrite = async (records: ParsedRecord[], identities: RecordIdentity[]) =>
+    write(stage(records, identities, await keysToMerge(writer, definition, identities)));
 
   try {
     for await (const page of stream) {
@@ -233,7 +239,7 @@ async function pullEntity(
       for (const identity of identities) seen.add(identity.key);
       // The next page is fetched while this one is written; at most writeConcurrency in flight.
       if (inFlight.length >= Math.max(1, deps.writeConcurrency ?? 1)) await inFlight.shift();
-      inFlight.push(write(records, identities));
+      inFlight.push(tableWasEmpty ? write(stage(records, identities, null)) : compareAndWrite(records, identities));
       options.onProgress?.({ entity: definition.name, fetched: outcome.fetched, elapsedMs: Date.now() - began, done: false });
       if (options.signal?.aborted) {
         stoppedEarly = true;
