@@ -16,6 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { sql } from 'kysely';
 import { InvoicingClient } from '../dist/src/api/index.js';
 import { migrate, openDatabase, jsonb } from '../dist/src/db/index.js';
+import { limitHeapGrowth } from '../dist/src/heap.js';
 import { setLogLevel } from '../dist/src/log.js';
 import { ENTITIES, runSync } from '../dist/src/sync/index.js';
 import { toStagedRow } from '../dist/src/sync/entities.js';
@@ -162,6 +163,7 @@ function phase(name) {
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor((values.length - 1) / 2)];
 
 if (command === 'phase') {
+  limitHeapGrowth(); // as the invoice-mirror command does
   await runPhase(phaseName);
   process.exit(0);
 }

@@ -15,6 +15,7 @@ import { registerDemoCommand } from './commands/demo.js';
 import { registerStatusCommand } from './commands/status.js';
 import { registerSandboxCommand } from './sandbox/command.js';
 import { reportFailure } from './commands/context.js';
+import { limitHeapGrowth } from './heap.js';
 
 function packageVersion(): string {
   // dist/src/cli.js and src/cli.ts sit at different depths below package.json.
@@ -62,5 +63,6 @@ export async function main(argv: string[] = process.argv): Promise<number> {
   }
 }
 
+limitHeapGrowth();
 const code = await main();
 process.exit(code);
