@@ -4,18 +4,18 @@
  * V8 lets a small heap grow to four times its live size. A sync handles a few MB of page text
  * per page, so a backfill's peak RSS swung between 250 and 400 MB with about 30 MB live.
  * Growing to 2.5 times what is live keeps it near 200 MB, for a few percent more CPU time
- * (bench/README.md). The limit is read at every collection, so setting it at startup suffices.
+ * (bench/README.md). V8 reads the limit at every collection, so setting it at startup suffices.
  */
 import { setFlagsFromString } from 'node:v8';
 
-export const HEAP_GROWING_PERCENT = 150;
+const HEAP_GROWING_PERCENT = 150;
 
-/** True when node was started with its own `--heap-growing-percent` (which then wins). */
-export function heapGrowthGiven(execArgv: readonly string[], nodeOptions = ''): boolean {
-  return [...execArgv, ...nodeOptions.split(/\s+/)].some((arg) => /^--heap[-_]growing[-_]percent\b/.test(arg));
+/** True when node was started with its own `--heap-growing-percent` (NODE_OPTIONS may not hold it). */
+export function heapGrowthGiven(execArgv: readonly string[]): boolean {
+  return execArgv.some((arg) => /^--heap[-_]growing[-_]percent\b/.test(arg));
 }
 
-/** Applies the heap growth limit to this process, unless node was given one. */
+/** Applies the heap growth limit to this process, unless node was started with one. */
 export function limitHeapGrowth(): void {
-  if (!heapGrowthGiven(process.execArgv, process.env.NODE_OPTIONS)) setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`);
+  if (!heapGrowthGiven(process.execArgv)) setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`);
 }
