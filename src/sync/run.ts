@@ -200,8 +200,9 @@ async function pullEntity(
   let mode: WriteMode = tableWasEmpty ? 'insert' : 'merge';
 
   // Maps the records that need writing (new, changed or returning ones) to rows and builds the
-  // page text in one go, so that the parsed page is garbage before its write starts: the garbage
-  // collector then reclaims it young instead of copying it into the old generation.
+  // page text in one go, so that only the text is held while the page is written: the parsed
+  // records become garbage at once, and the garbage collector reclaims them young instead of
+  // copying them into the old generation.
   const stage = (records: ParsedRecord[], identities: RecordIdentity[], needed: Set<number> | null): PreparedPage => {
     const rows: StagedRow[] = [];
     for (let i = 0; i < records.length; i++) {
