@@ -5,7 +5,7 @@
 //
 //   npm run build && DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres node bench/sync.mjs
 //   options (environment): BENCH_PER_ENTITY=20000 BENCH_PAGE_SIZE=500 BENCH_NAIVE_RECORDS=10000
-//   BENCH_ROUNDS=3 (floor, backfill and resync are each measured this many times; medians are
+//   BENCH_ROUNDS=5 (floor, backfill and resync are each measured this many times; medians are
 //   compared) BENCH_WRITERS=2
 //
 // The sandbox runs in a child process (as `invoice-mirror sandbox`), and so does every measured
@@ -31,7 +31,7 @@ const perEntity = Number(process.env.BENCH_PER_ENTITY ?? 20000);
 const pageSize = Number(process.env.BENCH_PAGE_SIZE ?? 500);
 const naiveRecords = Number(process.env.BENCH_NAIVE_RECORDS ?? 10000);
 const writers = Number(process.env.BENCH_WRITERS ?? 2);
-const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
+const rounds = Number(process.env.BENCH_ROUNDS ?? 5);
 const [, , command, phaseName, phasePort] = process.argv;
 const port = command === 'phase' ? Number(phasePort) : 4100 + Math.floor(Math.random() * 800);
 const cli = fileURLToPath(new URL('../dist/src/cli.js', import.meta.url));
