@@ -55,7 +55,7 @@ function columnExpression(definition: EntityDefinition, column: MirrorColumn): s
  * backfill into an empty table): plain inserts, no conflict checks and no trimming of old lines,
  * which makes a first fill cheaper. If a record of such a page is stored after all (listed twice,
  * or written meanwhile by a job's refresh), the insert fails as a whole on the key and the page is
- * merged instead (see mergePage).
+ * merged instead (see writePage).
  */
 export type WriteMode = 'merge' | 'insert';
 
@@ -257,22 +257,22 @@ function linesSql(definition: EntityDefinition, mode: WriteMode): string {
   const key = quoteName(definition.key);
   const names = LINE_COLUMNS.map((c) => quoteName(c.name));
   const values = LINE_COLUMNS.map((c, i) => (c.type === 'text' ? `l.v ->> ${i}` : `(l.v ->> ${i})::${c.type}`));
-  const merging = mode === 'merge';
-  const upsert = !merging
-    ? ''
-    : `
+  // A merged page may rewrite stored documents: only the changed ones are relined, lines are
+  // upserted and positions past the new last line deleted. Inserted documents are all new.
+  const { relined, upsert, trim } =
+    mode === 'merge'
+      ? {
+          relined: `select i.${key} as key, i.lines from incoming i join classified c on c.key = i.${key} where c.lines_changed`,
+          upsert: `
   on conflict (document_type, document_id, position) do update set
-    ${names.map((n) => `${n} = excluded.${n}`).join(', ')}`;
-  const trim = !merging
-    ? ''
-    : `,
+    ${names.map((n) => `${n} = excluded.${n}`).join(', ')}`,
+          trim: `,
 lines_trimmed as (
   delete from document_lines d using relined r
   where d.document_type = ${type} and d.document_id = r.key and d.position > jsonb_array_length(r.lines)
-)`;
-  const relined = merging
-    ? `select i.${key} as key, i.lines from incoming i join classified c on c.key = i.${key} where c.lines_changed`
-    : `select i.${key} as key, i.lines from incoming i`;
+)`,
+        }
+      : { relined: `select i.${key} as key, i.lines from incoming i`, upsert: '', trim: '' };
   return `,
 relined as (
   ${relined}

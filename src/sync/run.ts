@@ -212,7 +212,6 @@ async function pullEntity(
     return preparePage(definition, rows);
   };
   const write = async (page: PreparedPage) => {
-    if (page.size === 0) return;
     const merged = await writeOnce(() => writePage(writer, definition, page, runId, mode));
     // Once a page had to be merged, so are the rest (a page still in flight may finish as inserts).
     if (merged.mode === 'merge') mode = 'merge';
