@@ -8,6 +8,7 @@ import * as mirror from './0002_mirror.js';
 import * as reports from './0004_reports.js';
 import * as status from './0005_status.js';
 import * as writePath from './0006_write_path.js';
+import * as deletedIndex from './0007_deleted_index.js';
 
 export interface Migration {
   name: string;
@@ -20,4 +21,5 @@ export const migrations: Migration[] = [
   { name: '0004_reports', up: reports.up },
   { name: '0005_status', up: status.up },
   { name: '0006_write_path', up: writePath.up },
+  { name: '0007_deleted_index', up: deletedIndex.up },
 ];

@@ -257,8 +257,13 @@ async function pullEntity(
   }
 
   if (!outcome.error && !stoppedEarly && stream.complete && unidentified === 0) {
-    outcome.deleted = await writeOnce(() => sweepDeleted(db, definition, seen, startedAt, runId));
-    await touchSeen(db, definition, seen, LAST_SEEN_RESOLUTION_HOURS);
+    // A table that was empty when the pull began holds only rows written during the pull (by it,
+    // or by a job's refresh): the sweep is for older rows, and every `last_seen_at` is fresh. So
+    // both scans are skipped; the next pull judges any row this one did not see.
+    if (!tableWasEmpty) {
+      outcome.deleted = await writeOnce(() => sweepDeleted(db, definition, seen, startedAt, runId));
+      await touchSeen(db, definition, seen, LAST_SEEN_RESOLUTION_HOURS);
+    }
     await db
       .insertInto('entity_pulls')
       .values({ entity: definition.name, last_complete_at: new Date(), last_complete_run_id: runId })

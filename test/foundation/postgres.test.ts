@@ -45,4 +45,18 @@ describe('postgres through postgres.js', () => {
       expect((await read(1)).rows).toEqual([{ id: 1, note: 'first', extra: 7 }]);
     });
   });
+
+  it('indexes deleted_at for the deleted rows only, and "deleted since" queries use that index', async () => {
+    const { db } = database.current.handle;
+    const { rows: indexes } = await sql<{ tablename: string; indexdef: string }>`
+      select tablename, indexdef from pg_indexes where schemaname = current_schema() and indexname = tablename || '_deleted_at' order by tablename`.execute(db);
+    expect(indexes.map((i) => i.tablename)).toEqual(['clients', 'countries', 'products', 'quotations', 'repeating_invoices', 'saved_invoices']);
+    for (const index of indexes) expect(index.indexdef).toMatch(/\(deleted_at\) WHERE \(deleted_at IS NOT NULL\)$/);
+    const plan = await db.transaction().execute(async (trx) => {
+      await sql`set local enable_seqscan = off`.execute(trx);
+      const { rows } = await sql<{ 'QUERY PLAN': string }>`explain select clientnr from clients where deleted_at > now() - interval '7 days'`.execute(trx);
+      return rows.map((row) => row['QUERY PLAN']).join('\n');
+    });
+    expect(plan).toContain('clients_deleted_at');
+  });
 });
