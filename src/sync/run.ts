@@ -236,7 +236,8 @@ async function pullEntity(
       }
       const records = page.records as unknown as ParsedRecord[];
       const identities = records.map((record) => identify(definition, record));
-      for (const identity of identities) seen.add(identity.key);
+      // Only the sweep reads the keys seen, and a table that was empty is not swept (see below).
+      if (!tableWasEmpty) for (const identity of identities) seen.add(identity.key);
       // The next page is fetched while this one is written; at most writeConcurrency in flight.
       if (inFlight.length >= Math.max(1, deps.writeConcurrency ?? 1)) await inFlight.shift();
       inFlight.push(tableWasEmpty ? write(stage(records, identities, null)) : compareAndWrite(records, identities));
