@@ -24,10 +24,24 @@ const rounds = arg('rounds', 3);
 const ENTITIES = ['clients', 'products', 'quotations', 'saved_invoices', 'repeating_invoices'];
 
 const fmt = (n) => Math.round(n).toLocaleString('en-US');
-const sb = await startSandbox({ records: 0, perEntity: Object.fromEntries(ENTITIES.map((e) => [e, perEntity])), seed: 1, latencyMs: 0 });
-const api = new InvoicingClient({ baseUrl: sb.url, user: sb.user, apiKey: sb.apiKey, pageSize, requestsPerHour: 0, logger: pino({ level: 'warn' }) });
+const sb = await startSandbox({
+  records: 0,
+  perEntity: Object.fromEntries(ENTITIES.map((e) => [e, perEntity])),
+  seed: 1,
+  latencyMs: 0,
+});
+const api = new InvoicingClient({
+  baseUrl: sb.url,
+  user: sb.user,
+  apiKey: sb.apiKey,
+  pageSize,
+  requestsPerHour: 0,
+  logger: pino({ level: 'warn' }),
+});
 
-console.log(`node ${process.version}, ${ENTITIES.length} × ${fmt(perEntity)} records, page size ${pageSize}, best of ${rounds}\n`);
+console.log(
+  `node ${process.version}, ${ENTITIES.length} × ${fmt(perEntity)} records, page size ${pageSize}, best of ${rounds}\n`,
+);
 
 // 1. Over HTTP.
 console.log('over HTTP (sandbox in-process, zero latency)');
@@ -47,7 +61,9 @@ for (let round = 0; round < rounds; round++) {
   httpBest = Math.min(httpBest, ms);
   if (total !== ENTITIES.length * perEntity) throw new Error(`got ${total} records`);
 }
-console.log(`  all entities: ${fmt((ENTITIES.length * perEntity) / (httpBest / 1000))} records/s (${fmt(httpBest)} ms for ${fmt(ENTITIES.length * perEntity)}; ${api.requestsMade / rounds} requests per round)\n`);
+console.log(
+  `  all entities: ${fmt((ENTITIES.length * perEntity) / (httpBest / 1000))} records/s (${fmt(httpBest)} ms for ${fmt(ENTITIES.length * perEntity)}; ${api.requestsMade / rounds} requests per round)\n`,
+);
 
 // 2. Parse only: the wire pages as the service sends them.
 console.log('parse only (no HTTP), per page of', pageSize);
@@ -90,7 +106,9 @@ for (const entity of ENTITIES) {
 }
 console.table(rows);
 const total = ENTITIES.length * perEntity;
-console.log(`  all entities: JSON.parse+zod ${fmt(total / (sumJson / 1000))} records/s, zod only ${fmt(total / (sumZod / 1000))} records/s`);
+console.log(
+  `  all entities: JSON.parse+zod ${fmt(total / (sumJson / 1000))} records/s, zod only ${fmt(total / (sumZod / 1000))} records/s`,
+);
 
 await api.close();
 await sb.close();

@@ -31,15 +31,29 @@ const SEND_MS = Number(process.env.BENCH_SEND_MS ?? 100);
 setLogLevel('warn');
 
 const schema = `bench_jobs_${randomBytes(4).toString('hex')}`;
-const sandbox = await startSandbox({ seed: 3, perEntity: { clients: 50, products: 50, quotations: 10, saved_invoices: N + 10, repeating_invoices: 5 }, sendMsPerInvoice: SEND_MS });
+const sandbox = await startSandbox({
+  seed: 3,
+  perEntity: { clients: 50, products: 50, quotations: 10, saved_invoices: N + 10, repeating_invoices: 5 },
+  sendMsPerInvoice: SEND_MS,
+});
 const handle = await openDatabase({ databaseUrl: url, embeddedDbDir: '', schema });
 const plain = postgres(url, { max: 1, onnotice: () => undefined, connection: { search_path: schema } });
-const client = new InvoicingClient({ baseUrl: sandbox.url, user: sandbox.user, apiKey: sandbox.apiKey, requestsPerHour: 0 });
+const client = new InvoicingClient({
+  baseUrl: sandbox.url,
+  user: sandbox.user,
+  apiKey: sandbox.apiKey,
+  requestsPerHour: 0,
+});
 let runner;
 try {
   await migrate(handle.db, schema);
   await runSync({ db: handle.db, client, schema }, { kind: 'backfill' });
-  const config = loadConfig({ DATABASE_URL: url, MIRROR_SCHEMA: schema, INVOICING_API_URL: sandbox.url, JOB_POLL_INTERVAL_MS: '60000' });
+  const config = loadConfig({
+    DATABASE_URL: url,
+    MIRROR_SCHEMA: schema,
+    INVOICING_API_URL: sandbox.url,
+    JOB_POLL_INTERVAL_MS: '60000',
+  });
   runner = new JobRunner({ database: handle, client, config });
   const waiting = new Map();
   runner.on('finished', (job) => waiting.get(job.id)?.(job));
@@ -47,7 +61,11 @@ try {
   await new Promise((resolve) => setTimeout(resolve, 300)); // first (empty) pass done, LISTEN in place
 
   const kinds = [
-    { name: `send_saved_invoices (1 id, ${SEND_MS} ms send)`, kind: 'send_saved_invoices', payload: (i) => ({ ids: [i + 1], delete: false }) },
+    {
+      name: `send_saved_invoices (1 id, ${SEND_MS} ms send)`,
+      kind: 'send_saved_invoices',
+      payload: (i) => ({ ids: [i + 1], delete: false }),
+    },
     { name: 'set_product_stock', kind: 'set_product_stock', payload: (i) => ({ id: (i % 50) + 1, stock: i }) },
   ];
   const rows = [];
@@ -57,7 +75,8 @@ try {
     const upstream = [];
     for (let i = 0; i < N; i++) {
       sandbox.clearCalls();
-      const [{ id }] = await plain`insert into jobs (kind, payload) values (${k.kind}, ${plain.json(k.payload(i))}) returning id`;
+      const [{ id }] =
+        await plain`insert into jobs (kind, payload) values (${k.kind}, ${plain.json(k.payload(i))}) returning id`;
       const job = await new Promise((resolve) => waiting.set(Number(id), resolve));
       waiting.delete(Number(id));
       if (job.status !== 'succeeded') throw new Error(`job ${id} ${job.status}: ${job.error}`);
@@ -70,9 +89,17 @@ try {
       upstream.push(calls);
       overhead.push(Number(t.run) - calls);
     }
-    rows.push({ kind: k.name, jobs: N, ...stats('pickup', pickup), ...stats('overhead', overhead), 'upstream mean ms': mean(upstream).toFixed(1) });
+    rows.push({
+      kind: k.name,
+      jobs: N,
+      ...stats('pickup', pickup),
+      ...stats('overhead', overhead),
+      'upstream mean ms': mean(upstream).toFixed(1),
+    });
   }
-  console.log(`job runner latency: ${N} jobs per kind, inserted one at a time by plain SQL while a started runner waits (poll 60 s)`);
+  console.log(
+    `job runner latency: ${N} jobs per kind, inserted one at a time by plain SQL while a started runner waits (poll 60 s)`,
+  );
   console.table(rows);
 } finally {
   await runner?.stop();

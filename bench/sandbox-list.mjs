@@ -8,23 +8,35 @@ import { startSandbox } from '../dist/src/sandbox/index.js';
 
 const RECORDS = Number(process.argv[2] ?? 100_000);
 /** Records per entity: `records` split evenly, the remainder to the first ones (as the sandbox does). */
-const totalsFor = (records) => Object.fromEntries(Object.keys(PATHS).map((e, i) => [e, Math.floor(records / 5) + (i < records % 5 ? 1 : 0)]));
-const PATHS = { clients: 'clients', products: 'products', quotations: 'quotations', saved_invoices: 'invoices_saved', repeating_invoices: 'invoices_repeated' };
+const totalsFor = (records) =>
+  Object.fromEntries(Object.keys(PATHS).map((e, i) => [e, Math.floor(records / 5) + (i < records % 5 ? 1 : 0)]));
+const PATHS = {
+  clients: 'clients',
+  products: 'products',
+  quotations: 'quotations',
+  saved_invoices: 'invoices_saved',
+  repeating_invoices: 'invoices_repeated',
+};
 
 async function pullAll(url, totals, pageSize, parse) {
-  const authorization = 'Basic ' + Buffer.from('sandbox:sandbox').toString('base64');
+  const authorization = `Basic ${Buffer.from('sandbox:sandbox').toString('base64')}`;
   let records = 0;
   let bytes = 0;
   let calls = 0;
   const started = performance.now();
   for (const [entity, path] of Object.entries(PATHS)) {
     for (let start = 0; ; start += pageSize) {
-      const res = await request(`${url}/${path}?count=${pageSize}&start=${pageSize < 0 ? 0 : start}`, { headers: { authorization, accept: 'application/json' } });
+      const res = await request(`${url}/${path}?count=${pageSize}&start=${pageSize < 0 ? 0 : start}`, {
+        headers: { authorization, accept: 'application/json' },
+      });
       const body = Buffer.from(await res.body.arrayBuffer());
       if (res.statusCode !== 200) throw new Error(`${path}: ${res.statusCode}`);
       calls++;
       bytes += body.length;
-      const expected = Math.max(0, Math.min(pageSize < 0 ? Infinity : pageSize, totals[entity] - (pageSize < 0 ? 0 : start)));
+      const expected = Math.max(
+        0,
+        Math.min(pageSize < 0 ? Infinity : pageSize, totals[entity] - (pageSize < 0 ? 0 : start)),
+      );
       const n = parse ? JSON.parse(body.toString('utf8')).length : expected;
       if (n !== expected) throw new Error(`${path}: expected ${expected} records, got ${n}`);
       records += n;
@@ -93,4 +105,3 @@ if (process.argv[2] === '--serve') {
 } else {
   await main();
 }
-

@@ -24,7 +24,9 @@ import { toStagedRow } from '../dist/src/sync/entities.js';
 setLogLevel(process.env.LOG_LEVEL ?? 'warn');
 const databaseUrl = process.env.DATABASE_URL;
 if (!databaseUrl) {
-  console.error('bench/sync.mjs: set DATABASE_URL to a local Postgres, e.g. postgres://postgres@127.0.0.1:5432/postgres');
+  console.error(
+    'bench/sync.mjs: set DATABASE_URL to a local Postgres, e.g. postgres://postgres@127.0.0.1:5432/postgres',
+  );
   process.exit(2);
 }
 const perEntity = Number(process.env.BENCH_PER_ENTITY ?? 20000);
@@ -37,7 +39,11 @@ const port = command === 'phase' ? Number(phasePort) : 4100 + Math.floor(Math.ra
 const cli = fileURLToPath(new URL('../dist/src/cli.js', import.meta.url));
 
 async function startSandboxProcess() {
-  const child = spawn(process.execPath, [cli, 'sandbox', '--port', String(port), '--records', String(perEntity * 5), '--seed', '42'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(
+    process.execPath,
+    [cli, 'sandbox', '--port', String(port), '--records', String(perEntity * 5), '--seed', '42'],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
   await new Promise((resolve, reject) => {
     let out = '';
     child.stdout.on('data', (chunk) => {
@@ -53,7 +59,13 @@ const seconds = (ms) => (ms / 1000).toFixed(2);
 const rate = (n, ms) => Math.round((n * 1000) / ms).toLocaleString('en');
 
 function newClient() {
-  return new InvoicingClient({ baseUrl: `http://127.0.0.1:${port}/api/v1`, user: 'sandbox', apiKey: 'sandbox', pageSize, requestsPerHour: 0 });
+  return new InvoicingClient({
+    baseUrl: `http://127.0.0.1:${port}/api/v1`,
+    user: 'sandbox',
+    apiKey: 'sandbox',
+    pageSize,
+    requestsPerHour: 0,
+  });
 }
 
 async function floor() {
@@ -106,17 +118,26 @@ async function naive(handle, limit) {
           return (c.subfield ? v?.[c.subfield] : v) ?? null;
         };
         await handle.db.transaction().execute(async (trx) => {
-          const before = await sql`select raw from ${sql.table(entity.name)} where ${sql.ref(entity.key)} = ${row.key}`.execute(trx);
+          const before =
+            await sql`select raw from ${sql.table(entity.name)} where ${sql.ref(entity.key)} = ${row.key}`.execute(trx);
           const values = entity.columns.map((c) => (c.type === 'jsonb' ? jsonb(columnValue(c)) : columnValue(c)));
           await sql`insert into ${sql.table(entity.name)} (${sql.join(names.map((n) => sql.ref(n)))}, raw)
             values (${sql.join(values)}, ${jsonb(record.raw)})
-            on conflict (${sql.ref(entity.key)}) do update set ${sql.join(names.map((n) => sql`${sql.ref(n)} = excluded.${sql.ref(n)}`))}, raw = excluded.raw`.execute(trx);
-          await sql`insert into changes (entity, entity_id, op, after) values (${entity.name}, ${String(row.key)}, ${before.rows.length ? 'update' : 'insert'}, ${jsonb(record.raw)})`.execute(trx);
+            on conflict (${sql.ref(entity.key)}) do update set ${sql.join(names.map((n) => sql`${sql.ref(n)} = excluded.${sql.ref(n)}`))}, raw = excluded.raw`.execute(
+            trx,
+          );
+          await sql`insert into changes (entity, entity_id, op, after) values (${entity.name}, ${String(row.key)}, ${before.rows.length ? 'update' : 'insert'}, ${jsonb(record.raw)})`.execute(
+            trx,
+          );
           if (entity.documentType) {
-            await sql`delete from document_lines where document_type = ${entity.documentType} and document_id = ${row.key}`.execute(trx);
+            await sql`delete from document_lines where document_type = ${entity.documentType} and document_id = ${row.key}`.execute(
+              trx,
+            );
             for (const line of row.lines ?? []) {
               await sql`insert into document_lines (document_type, document_id, position, amount, amount_desc, description, tax_rate, price, discount_pct, linetotal)
-                values (${entity.documentType}, ${row.key}, ${line.position}, ${line.amount}, ${line.amount_desc}, ${line.description}, ${line.tax_rate}, ${line.price}, ${line.discount_pct}, ${line.linetotal})`.execute(trx);
+                values (${entity.documentType}, ${row.key}, ${line.position}, ${line.amount}, ${line.amount_desc}, ${line.description}, ${line.tax_rate}, ${line.price}, ${line.discount_pct}, ${line.linetotal})`.execute(
+                trx,
+              );
             }
           }
         });
@@ -134,10 +155,14 @@ async function runPhase(name) {
   let result;
   if (name === 'floor') result = await floor();
   else if (name === 'backfill' || name === 'resync') {
-    const handle = name === 'backfill' ? await freshSchema('bench_sync') : await openDatabase({ databaseUrl, embeddedDbDir: '', schema: 'bench_sync', poolSize: 4 });
+    const handle =
+      name === 'backfill'
+        ? await freshSchema('bench_sync')
+        : await openDatabase({ databaseUrl, embeddedDbDir: '', schema: 'bench_sync', poolSize: 4 });
     const run = await timedSync(handle, 'bench_sync', name === 'backfill' ? 'backfill' : 'sync');
     const { rows: lines } = await sql`select count(*)::int as n from document_lines`.execute(handle.db);
-    const { rows: changes } = await sql`select count(*)::int as n from changes where sync_run_id = ${run.outcome.runId}`.execute(handle.db);
+    const { rows: changes } =
+      await sql`select count(*)::int as n from changes where sync_run_id = ${run.outcome.runId}`.execute(handle.db);
     await handle.close();
     result = { ms: run.ms, records: run.records, requests: run.requests, lines: lines[0].n, changes: changes[0].n };
   } else if (name === 'naive') {
@@ -152,10 +177,16 @@ async function runPhase(name) {
 /** Runs a phase in a child process and returns what it printed. */
 function phase(name) {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [fileURLToPath(import.meta.url), 'phase', name, String(port)], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, [fileURLToPath(import.meta.url), 'phase', name, String(port)], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     let out = '';
     child.stdout.on('data', (chunk) => (out += chunk));
-    child.on('exit', (code) => (code === 0 ? resolve(JSON.parse(out.trim().split('\n').pop())) : reject(new Error(`phase ${name} exited with ${code}`))));
+    child.on('exit', (code) =>
+      code === 0
+        ? resolve(JSON.parse(out.trim().split('\n').pop()))
+        : reject(new Error(`phase ${name} exited with ${code}`)),
+    );
   });
 }
 
@@ -170,7 +201,9 @@ if (command === 'phase') {
 
 const sandbox = await startSandboxProcess();
 try {
-  console.log(`sync benchmark: ${perEntity.toLocaleString('en')} records per sandbox entity (+ countries), page size ${pageSize}, ${rounds} round(s), Postgres ${new URL(databaseUrl).host}`);
+  console.log(
+    `sync benchmark: ${perEntity.toLocaleString('en')} records per sandbox entity (+ countries), page size ${pageSize}, ${rounds} round(s), Postgres ${new URL(databaseUrl).host}`,
+  );
   await phase('floor'); // warm-up: the sandbox serializes records on first read
   // Each round measures the floor, a backfill into a fresh schema and a resync back to back, so
   // that a slow spell of the machine (these VMs share their cores) hits all three alike.
@@ -195,18 +228,55 @@ try {
   const resyncRatio = median(measured.map((m) => m.resync.ms / m.floorRun.ms));
   const { records, requests } = measured[0].floorRun;
   const table = [
-    ['phase (median of rounds)', 'records', 'seconds', 'records/s', 'requests', 'vs floor (median of the rounds\' ratios)'],
+    [
+      'phase (median of rounds)',
+      'records',
+      'seconds',
+      'records/s',
+      'requests',
+      "vs floor (median of the rounds' ratios)",
+    ],
     ['floor: fetch + parse only', records, seconds(floorMs), rate(records, floorMs), requests, '1.00x'],
-    ['backfill (empty mirror)', measured[0].backfill.records, seconds(backfillMs), rate(measured[0].backfill.records, backfillMs), measured[0].backfill.requests, `${backfillRatio.toFixed(2)}x`],
-    ['resync, nothing changed', measured[0].resync.records, seconds(resyncMs), rate(measured[0].resync.records, resyncMs), measured[0].resync.requests, `${resyncRatio.toFixed(2)}x`],
-    [`naive row-by-row (first ${naiveRun.records})`, naiveRun.records, seconds(naiveRun.ms), rate(naiveRun.records, naiveRun.ms), '-', '-'],
+    [
+      'backfill (empty mirror)',
+      measured[0].backfill.records,
+      seconds(backfillMs),
+      rate(measured[0].backfill.records, backfillMs),
+      measured[0].backfill.requests,
+      `${backfillRatio.toFixed(2)}x`,
+    ],
+    [
+      'resync, nothing changed',
+      measured[0].resync.records,
+      seconds(resyncMs),
+      rate(measured[0].resync.records, resyncMs),
+      measured[0].resync.requests,
+      `${resyncRatio.toFixed(2)}x`,
+    ],
+    [
+      `naive row-by-row (first ${naiveRun.records})`,
+      naiveRun.records,
+      seconds(naiveRun.ms),
+      rate(naiveRun.records, naiveRun.ms),
+      '-',
+      '-',
+    ],
   ];
   const widths = table[0].map((_, i) => Math.max(...table.map((row) => String(row[i]).length)));
-  for (const row of table) console.log(row.map((cell, i) => (i === 0 ? String(cell).padEnd(widths[i]) : String(cell).padStart(widths[i]))).join('  '));
-  const speedup = (naiveRun.ms / naiveRun.records) / (backfillMs / measured[0].backfill.records);
-  console.log(`document lines written: ${measured[0].backfill.lines}; changes rows written by the resyncs: ${measured.map((m) => m.resync.changes).join(', ')}`);
-  console.log(`backfill is ${speedup.toFixed(1)}x faster per record than the naive baseline; peak RSS of a backfill or resync ${peakRssMb} MB (floor: ${Math.max(...measured.map((m) => m.floorRun.rssMb))} MB)`);
-  console.log(`targets: backfill <= 2x floor (${backfillRatio.toFixed(2)}x), resync <= 1.3x floor (${resyncRatio.toFixed(2)}x), >= 10x naive (${speedup.toFixed(1)}x), RSS < 300 MB (${peakRssMb} MB)`);
+  for (const row of table)
+    console.log(
+      row.map((cell, i) => (i === 0 ? String(cell).padEnd(widths[i]) : String(cell).padStart(widths[i]))).join('  '),
+    );
+  const speedup = naiveRun.ms / naiveRun.records / (backfillMs / measured[0].backfill.records);
+  console.log(
+    `document lines written: ${measured[0].backfill.lines}; changes rows written by the resyncs: ${measured.map((m) => m.resync.changes).join(', ')}`,
+  );
+  console.log(
+    `backfill is ${speedup.toFixed(1)}x faster per record than the naive baseline; peak RSS of a backfill or resync ${peakRssMb} MB (floor: ${Math.max(...measured.map((m) => m.floorRun.rssMb))} MB)`,
+  );
+  console.log(
+    `targets: backfill <= 2x floor (${backfillRatio.toFixed(2)}x), resync <= 1.3x floor (${resyncRatio.toFixed(2)}x), >= 10x naive (${speedup.toFixed(1)}x), RSS < 300 MB (${peakRssMb} MB)`,
+  );
 } finally {
   sandbox.kill('SIGTERM');
 }

@@ -62,7 +62,8 @@ const CLIENT_NAME = 'client name (company, or contact when there is no company)'
 export const REPORT_VIEWS: readonly ReportView[] = [
   {
     name: 'open_quotations',
-    comment: 'Quotations sent to the client and still waiting for an answer: sent, not approved, not declined. Age in days since the quotation date.',
+    comment:
+      'Quotations sent to the client and still waiting for an answer: sent, not approved, not declined. Age in days since the quotation date.',
     select: `
       select q.id as quotation_id,
              q.quotationreference as quotation_reference,
@@ -177,12 +178,14 @@ export const REPORT_VIEWS: readonly ReportView[] = [
       invoice_name: 'name of the repeating invoice',
       client_number: 'number of the client invoiced',
       client_name: CLIENT_NAME_ON_DOCUMENT,
-      frequency: 'how often it is sent: weekly, biweekly, fourweekly, monthly, bimonthly, quarterly, halfyearly, yearly',
+      frequency:
+        'how often it is sent: weekly, biweekly, fourweekly, monthly, bimonthly, quarterly, halfyearly, yearly',
       sends_per_year: 'invoices sent per year at this frequency',
       amount_per_invoice: 'total including tax of each invoice sent',
       yearly_amount: 'amount per invoice x sends per year',
       monthly_amount: 'yearly amount / 12, rounded to cents',
-      sent_automatically: 'true when the service sends it by itself (repeat type auto), false when someone sends it by hand',
+      sent_automatically:
+        'true when the service sends it by itself (repeat type auto), false when someone sends it by hand',
       next_send_date: 'date the next invoice is sent',
       days_until_next_send: 'days from today to the next send date (negative when the mirror is behind)',
       final_send_date: 'date of the last invoice; empty when it repeats without end',
@@ -241,7 +244,8 @@ export const REPORT_VIEWS: readonly ReportView[] = [
   },
   {
     name: 'ending_repeating_invoices',
-    comment: 'Repeating invoices that have a final send date: when they end, how many invoices they still send and for how much.',
+    comment:
+      'Repeating invoices that have a final send date: when they end, how many invoices they still send and for how much.',
     select: `
       select r.id as repeating_invoice_id,
              r.name as invoice_name,
@@ -277,7 +281,8 @@ export const REPORT_VIEWS: readonly ReportView[] = [
   },
   {
     name: 'product_stock',
-    comment: 'Products whose stock is tracked, with stock value and status (negative, out of stock, low = fewer than 5 units, in stock).',
+    comment:
+      'Products whose stock is tracked, with stock value and status (negative, out of stock, low = fewer than 5 units, in stock).',
     select: `
       select p.id as product_id,
              p.code as product_code,
@@ -307,7 +312,8 @@ export const REPORT_VIEWS: readonly ReportView[] = [
   },
   {
     name: 'low_stock_products',
-    comment: 'Stock-tracked products that need attention: negative stock, out of stock, or fewer than 5 units (see product_stock).',
+    comment:
+      'Stock-tracked products that need attention: negative stock, out of stock, or fewer than 5 units (see product_stock).',
     select: `
       select product_id, product_code, product_name, stock, stock_status, price_excl_tax
         from product_stock
@@ -378,7 +384,8 @@ export const REPORT_VIEWS: readonly ReportView[] = [
   },
   {
     name: 'inactive_clients_with_open_documents',
-    comment: 'Clients set to non-active that still have open documents (open quotations, saved invoices or repeating invoices): work that may be forgotten.',
+    comment:
+      'Clients set to non-active that still have open documents (open quotations, saved invoices or repeating invoices): work that may be forgotten.',
     select: `
       select client_number, client_name, city, last_invoice_date,
              open_quotation_count, saved_invoice_count, repeating_invoice_count, open_document_count

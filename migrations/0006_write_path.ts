@@ -12,7 +12,16 @@
 import { sql, type Kysely } from 'kysely';
 
 // Listed here rather than imported: a migration is a snapshot of the schema at its time.
-const LONG_VALUED_TABLES = ['countries', 'clients', 'products', 'quotations', 'saved_invoices', 'repeating_invoices', 'document_lines', 'changes'];
+const LONG_VALUED_TABLES = [
+  'countries',
+  'clients',
+  'products',
+  'quotations',
+  'saved_invoices',
+  'repeating_invoices',
+  'document_lines',
+  'changes',
+];
 
 const statements = [
   `alter table changes drop constraint if exists changes_sync_run_id_fkey`,
@@ -25,7 +34,9 @@ const statements = [
 export async function up(db: Kysely<any>): Promise<void> {
   for (const statement of statements) await sql.raw(statement).execute(db);
   const { rows } = await sql<{ lz4: boolean }>`
-    select coalesce(bool_or('lz4' = any(enumvals)), false) as lz4 from pg_settings where name = 'default_toast_compression'`.execute(db);
+    select coalesce(bool_or('lz4' = any(enumvals)), false) as lz4 from pg_settings where name = 'default_toast_compression'`.execute(
+    db,
+  );
   if (!rows[0]?.lz4) return;
   // Every column that can be long: the raw records, and the text columns beside them (a wide
   // client row is compressed column by column once it passes 2 kB).

@@ -55,5 +55,11 @@ export function createApiClient(app: Pick<App, 'config' | 'database'>): Invoicin
 
 /** What the sync engine needs; two page writers on Postgres, one on the single-connection embedded database. */
 export function syncDeps(app: App, client: InvoicingClient): SyncDeps {
-  return { db: app.database.db, client, schema: app.config.schema, logger, writeConcurrency: app.database.kind === 'postgres' ? 2 : 1 };
+  return {
+    db: app.database.db,
+    client,
+    schema: app.config.schema,
+    logger,
+    writeConcurrency: app.database.kind === 'postgres' ? 2 : 1,
+  };
 }

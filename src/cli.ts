@@ -21,7 +21,10 @@ function packageVersion(): string {
   // dist/src/cli.js and src/cli.ts sit at different depths below package.json.
   for (const path of ['../package.json', '../../package.json']) {
     try {
-      const pkg = JSON.parse(readFileSync(new URL(path, import.meta.url), 'utf8')) as { name?: string; version?: string };
+      const pkg = JSON.parse(readFileSync(new URL(path, import.meta.url), 'utf8')) as {
+        name?: string;
+        version?: string;
+      };
       if (pkg.name === 'invoice-mirror' && pkg.version) return pkg.version;
     } catch {
       // try the next location
@@ -32,7 +35,9 @@ function packageVersion(): string {
 
 export function buildProgram(): Command {
   const program = new Command('invoice-mirror')
-    .description('Keeps a Postgres mirror of an invoicing account (FactuurSturen.nl API v1) and runs queued write actions')
+    .description(
+      'Keeps a Postgres mirror of an invoicing account (FactuurSturen.nl API v1) and runs queued write actions',
+    )
     .version(packageVersion())
     .showHelpAfterError('(run invoice-mirror --help for usage)')
     .exitOverride();

@@ -16,21 +16,23 @@ const blankToUndefined = (value: unknown) => (typeof value === 'string' && value
 const optionalText = z.preprocess(blankToUndefined, z.string().optional());
 
 function integer(name: string, min: number, max: number, fallback: number) {
-  return z.preprocess(
-    blankToUndefined,
-    z
-      .string()
-      .optional()
-      .transform((text, ctx) => {
-        if (text === undefined) return fallback;
-        const value = Number(text);
-        if (!/^-?\d+$/.test(text.trim()) || value < min || value > max) {
-          ctx.addIssue({ code: 'custom', message: `must be a whole number from ${min} to ${max}` });
-          return z.NEVER;
-        }
-        return value;
-      }),
-  ).describe(name);
+  return z
+    .preprocess(
+      blankToUndefined,
+      z
+        .string()
+        .optional()
+        .transform((text, ctx) => {
+          if (text === undefined) return fallback;
+          const value = Number(text);
+          if (!/^-?\d+$/.test(text.trim()) || value < min || value > max) {
+            ctx.addIssue({ code: 'custom', message: `must be a whole number from ${min} to ${max}` });
+            return z.NEVER;
+          }
+          return value;
+        }),
+    )
+    .describe(name);
 }
 
 const postgresUrl = z.preprocess(
@@ -73,7 +75,10 @@ export const settingsSchema = z.object({
     z
       .string()
       .default('invoicing')
-      .refine((text) => /^[a-z_][a-z0-9_]{0,39}$/.test(text), 'must be a lower-case Postgres name (letters, digits, _; at most 40 characters)'),
+      .refine(
+        (text) => /^[a-z_][a-z0-9_]{0,39}$/.test(text),
+        'must be a lower-case Postgres name (letters, digits, _; at most 40 characters)',
+      ),
   ),
   INVOICING_API_URL: apiUrl,
   INVOICING_API_USER: optionalText,

@@ -53,11 +53,15 @@ const REDACT_PATHS = [
   '*.headers.authorization',
 ];
 
-export function createLogger(options: { level?: LogLevel; destination?: DestinationStream; pretty?: boolean } = {}): Logger {
+export function createLogger(
+  options: { level?: LogLevel; destination?: DestinationStream; pretty?: boolean } = {},
+): Logger {
   const usePretty = options.pretty ?? (!options.destination && process.stderr.isTTY === true);
   const destination =
     options.destination ??
-    (usePretty ? pretty({ destination: 2, sync: true, colorize: true, translateTime: 'SYS:HH:MM:ss' }) : pino.destination({ dest: 2, sync: true }));
+    (usePretty
+      ? pretty({ destination: 2, sync: true, colorize: true, translateTime: 'SYS:HH:MM:ss' })
+      : pino.destination({ dest: 2, sync: true }));
   return pino(
     {
       name: 'invoice-mirror',
@@ -71,7 +75,12 @@ export function createLogger(options: { level?: LogLevel; destination?: Destinat
 }
 
 /** The logger every module uses; its level is set from the configuration at start-up. */
-export const logger: Logger = createLogger({ level: (process.env.LOG_LEVEL as LogLevel) && LOG_LEVELS.includes(process.env.LOG_LEVEL as LogLevel) ? (process.env.LOG_LEVEL as LogLevel) : 'info' });
+export const logger: Logger = createLogger({
+  level:
+    (process.env.LOG_LEVEL as LogLevel) && LOG_LEVELS.includes(process.env.LOG_LEVEL as LogLevel)
+      ? (process.env.LOG_LEVEL as LogLevel)
+      : 'info',
+});
 
 export function setLogLevel(level: LevelWithSilent): void {
   logger.level = level;

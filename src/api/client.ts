@@ -9,7 +9,18 @@ import { MalformedRecordError, NotFoundError, ServerError, UnknownOutcomeError }
 import { HttpCore, operationOf, type Method, type RequestSpec } from './http.js';
 import { PagedList, type PageStream } from './paging.js';
 import { parseKeepingTexts } from './json-split.js';
-import { KEY_FIELD, parseRecord, type Client, type Country, type EntityName, type Product, type Quotation, type RecordOf, type RepeatingInvoice, type SavedInvoice } from './schemas.js';
+import {
+  KEY_FIELD,
+  parseRecord,
+  type Client,
+  type Country,
+  type EntityName,
+  type Product,
+  type Quotation,
+  type RecordOf,
+  type RepeatingInvoice,
+  type SavedInvoice,
+} from './schemas.js';
 
 export interface ClientOptions {
   /** Base URL of the service, ending with /api/v1. */
@@ -97,8 +108,16 @@ export class InvoicingClient {
     this.settings = checkSettings(options);
     this.log = (options.logger ?? defaultLogger).child({ module: 'api' });
     this.wait = true;
-    if (!/^https?:\/\//.test(options.baseUrl)) throw new TypeError('ClientOptions.baseUrl must be an http(s) URL ending in /api/v1');
-    this.core = new HttpCore({ ...this.settings, baseUrl: options.baseUrl, user: options.user, apiKey: options.apiKey, exclusive: options.exclusive, logger: this.log });
+    if (!/^https?:\/\//.test(options.baseUrl))
+      throw new TypeError('ClientOptions.baseUrl must be an http(s) URL ending in /api/v1');
+    this.core = new HttpCore({
+      ...this.settings,
+      baseUrl: options.baseUrl,
+      user: options.user,
+      apiKey: options.apiKey,
+      exclusive: options.exclusive,
+      logger: this.log,
+    });
   }
 
   /**
@@ -108,7 +127,12 @@ export class InvoicingClient {
    * runner. Close the original client, not the view.
    */
   withoutWaiting(): InvoicingClient {
-    return new InvoicingClient(undefined as unknown as ClientOptions, { core: this.core, settings: this.settings, log: this.log, wait: false });
+    return new InvoicingClient(undefined as unknown as ClientOptions, {
+      core: this.core,
+      settings: this.settings,
+      log: this.log,
+      wait: false,
+    });
   }
 
   /** HTTP requests actually sent (retries included), by this client and its views. */
@@ -131,7 +155,8 @@ export class InvoicingClient {
   /** All records of an entity, page by page. `wait: false` fails with RateLimitedError instead of waiting. */
   list<E extends EntityName>(entity: E, options: { pageSize?: number; wait?: boolean } = {}): PageStream<RecordOf<E>> {
     // The country list is short and fixed, and not known to page: one answer, `count=-1` (all).
-    const pageSize = entity === 'countries' ? Number.POSITIVE_INFINITY : checkPageSize(options.pageSize ?? this.settings.pageSize);
+    const pageSize =
+      entity === 'countries' ? Number.POSITIVE_INFINITY : checkPageSize(options.pageSize ?? this.settings.pageSize);
     return PagedList.ofEntity(entity, pageSize, this.pageFetcher(ENDPOINTS[entity], options.wait), this.log);
   }
 
@@ -164,7 +189,14 @@ export class InvoicingClient {
   async search(area: SearchArea, field: string, query: string): Promise<Record<string, unknown>[]> {
     const path = `/search/${seg(area)}/${seg(field)}/${seg(query)}`;
     const keyField = area === 'clients' ? 'clientnr' : 'id';
-    const stream = new PagedList(`search ${area}`, keyField, this.settings.pageSize, this.pageFetcher(path), (items) => ({ records: items.filter(isObject), problems: [] }), this.log);
+    const stream = new PagedList(
+      `search ${area}`,
+      keyField,
+      this.settings.pageSize,
+      this.pageFetcher(path),
+      (items) => ({ records: items.filter(isObject), problems: [] }),
+      this.log,
+    );
     try {
       return await stream.all();
     } catch (error) {
@@ -221,13 +253,19 @@ export class InvoicingClient {
     const answer = await this.call({ method: 'PUT', path, body: { action: 'send', sendmethod }, idempotent: false });
     const newId = readId(answer.text, KEY_FIELD.quotations);
     if (newId === null) {
-      throw new UnknownOutcomeError({ operation: operationOf({ method: 'PUT', path }), status: answer.status, detail: 'the quotation was sent, but the answer carried no new id' });
+      throw new UnknownOutcomeError({
+        operation: operationOf({ method: 'PUT', path }),
+        status: answer.status,
+        detail: 'the quotation was sent, but the answer carried no new id',
+      });
     }
     return newId;
   }
 
   approveQuotation(id: number, approval: { name: string; date: string; comments: string }): Promise<void> {
-    return this.update('quotations', id, { approved: { name: approval.name, date: approval.date, comments: approval.comments } });
+    return this.update('quotations', id, {
+      approved: { name: approval.name, date: approval.date, comments: approval.comments },
+    });
   }
   removeQuotationApproval(id: number): Promise<void> {
     return this.update('quotations', id, { approved: false });
@@ -247,7 +285,10 @@ export class InvoicingClient {
    * UnknownOutcomeError. `onBatch` hears about every call; on the first failing call the error is
    * thrown and the remaining ids are not sent.
    */
-  async sendSavedInvoices(ids: number[], options: { delete: boolean; onBatch?: (batch: SendBatchReport) => void }): Promise<SendResult[]> {
+  async sendSavedInvoices(
+    ids: number[],
+    options: { delete: boolean; onBatch?: (batch: SendBatchReport) => void },
+  ): Promise<SendResult[]> {
     for (const id of ids) checkId(id);
     const results: SendResult[] = [];
     for (let i = 0; i < ids.length; i += MAX_SEND_IDS) {
@@ -289,7 +330,14 @@ export class InvoicingClient {
   private pageFetcher(path: string, wait?: boolean) {
     return async (count: number, start: number): Promise<unknown[]> => {
       const pagePath = `${path}?count=${Number.isFinite(count) ? count : -1}&start=${start}`;
-      const answer = await this.call({ method: 'GET', path: pagePath, idempotent: true, json: true, parse: parseKeepingTexts, wait });
+      const answer = await this.call({
+        method: 'GET',
+        path: pagePath,
+        idempotent: true,
+        json: true,
+        parse: parseKeepingTexts,
+        wait,
+      });
       return asList(answer.json, operationOf({ method: 'GET', path: pagePath }));
     };
   }
@@ -303,7 +351,12 @@ export class InvoicingClient {
     const operation = operationOf({ method: 'GET', path });
     const answer = await this.call({ method: 'GET', path, idempotent: true, json: true });
     const raw = unwrapSingle(answer.json, KEY_FIELD[entity]);
-    if (raw === null) throw new NotFoundError({ operation, status: answer.status, detail: `${answer.status} answered a list, not a record: not found` });
+    if (raw === null)
+      throw new NotFoundError({
+        operation,
+        status: answer.status,
+        detail: `${answer.status} answered a list, not a record: not found`,
+      });
     const parsed = parseRecord(entity, raw);
     if ('problems' in parsed) throw new MalformedRecordError(parsed.problems, { operation, status: answer.status });
     return parsed.record;
@@ -314,7 +367,11 @@ export class InvoicingClient {
     const answer = await this.call({ method: 'POST', path, body: fields, idempotent: false });
     const id = readId(answer.text, KEY_FIELD[entity]);
     if (id === null) {
-      throw new UnknownOutcomeError({ operation: operationOf({ method: 'POST', path }), status: answer.status, detail: `${answer.status} answer carried no new id` });
+      throw new UnknownOutcomeError({
+        operation: operationOf({ method: 'POST', path }),
+        status: answer.status,
+        detail: `${answer.status} answer carried no new id`,
+      });
     }
     return id;
   }
@@ -324,7 +381,11 @@ export class InvoicingClient {
   }
 
   private async remove(entity: EntityName, idOrName: number | string): Promise<void> {
-    await this.call({ method: 'DELETE' satisfies Method, path: `${ENDPOINTS[entity]}/${seg(idOrName)}`, idempotent: true });
+    await this.call({
+      method: 'DELETE' satisfies Method,
+      path: `${ENDPOINTS[entity]}/${seg(idOrName)}`,
+      idempotent: true,
+    });
   }
 }
 
@@ -334,15 +395,18 @@ function checkSettings(options: ClientOptions): Settings {
     const value = options[key];
     if (value === undefined) continue;
     const min = key === 'pageSize' || key === 'timeoutMs' ? 1 : 0;
-    if (typeof value !== 'number' || !Number.isFinite(value) || value < min) throw new TypeError(`ClientOptions.${key} must be a number ≥ ${min}, got ${String(value)}`);
+    if (typeof value !== 'number' || !Number.isFinite(value) || value < min)
+      throw new TypeError(`ClientOptions.${key} must be a number ≥ ${min}, got ${String(value)}`);
     s[key] = value;
   }
-  if (!Number.isSafeInteger(s.pageSize)) throw new TypeError(`ClientOptions.pageSize must be an integer, got ${s.pageSize}`);
+  if (!Number.isSafeInteger(s.pageSize))
+    throw new TypeError(`ClientOptions.pageSize must be an integer, got ${s.pageSize}`);
   return s;
 }
 
 function checkPageSize(pageSize: number): number {
-  if (!Number.isSafeInteger(pageSize) || pageSize < 1) throw new TypeError(`pageSize must be a positive integer, got ${pageSize}`);
+  if (!Number.isSafeInteger(pageSize) || pageSize < 1)
+    throw new TypeError(`pageSize must be a positive integer, got ${pageSize}`);
   return pageSize;
 }
 

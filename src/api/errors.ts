@@ -35,7 +35,10 @@ export abstract class ApiError extends Error {
 
   constructor(summary: string, options: ApiErrorOptions) {
     const serviceMessage = options.serviceMessage ? cleanServiceText(options.serviceMessage) : undefined;
-    super(scrub(`${options.operation}: ${summary}${serviceMessage ? `: ${serviceMessage}` : ''}`), options.cause === undefined ? undefined : { cause: options.cause });
+    super(
+      scrub(`${options.operation}: ${summary}${serviceMessage ? `: ${serviceMessage}` : ''}`),
+      options.cause === undefined ? undefined : { cause: options.cause },
+    );
     this.name = new.target.name;
     this.status = options.status ?? null;
     this.operation = options.operation;

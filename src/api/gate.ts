@@ -85,21 +85,35 @@ export class AccountGate {
       const now = Date.now();
       if (this.pauseEnd > now) {
         if (!wait) throw this.rateLimited(operation, this.pauseEnd, 'paused after the hourly quota was spent');
-        this.options.logger.info({ operation, until: new Date(this.pauseEnd).toISOString() }, 'api: waiting for the rate-limit pause to end');
+        this.options.logger.info(
+          { operation, until: new Date(this.pauseEnd).toISOString() },
+          'api: waiting for the rate-limit pause to end',
+        );
         await this.sleep(this.pauseEnd - now);
         continue;
       }
       const budgetFree = this.budgetFreeAt(now);
       if (budgetFree > now) {
-        if (!wait) throw this.rateLimited(operation, budgetFree, `local budget of ${this.options.requestsPerHour} requests per hour spent`);
-        this.options.logger.info({ operation, until: new Date(budgetFree).toISOString() }, 'api: local hourly budget spent, waiting');
+        if (!wait)
+          throw this.rateLimited(
+            operation,
+            budgetFree,
+            `local budget of ${this.options.requestsPerHour} requests per hour spent`,
+          );
+        this.options.logger.info(
+          { operation, until: new Date(budgetFree).toISOString() },
+          'api: local hourly budget spent, waiting',
+        );
         await this.sleep(budgetFree - now);
         continue;
       }
       const spacing = this.slowDownSpacing();
       const delay = this.lastDone + spacing - now;
       if (delay > 0) {
-        this.options.logger.debug({ operation, delayMs: delay, remaining: this.remaining }, 'api: slowing down, quota nearly spent');
+        this.options.logger.debug(
+          { operation, delayMs: delay, remaining: this.remaining },
+          'api: slowing down, quota nearly spent',
+        );
         await this.sleep(delay);
         // A pause can only start from a response, and none can arrive while we hold the slot.
       }
@@ -119,7 +133,10 @@ export class AccountGate {
     const until = Date.now() + pauseMs;
     if (until > this.pauseEnd) this.pauseEnd = until;
     const retryAt = new Date(this.pauseEnd);
-    this.options.logger.warn({ operation, until: retryAt.toISOString() }, 'api: hourly quota spent (403, X-RateLimit-Remaining: 0); pausing all requests');
+    this.options.logger.warn(
+      { operation, until: retryAt.toISOString() },
+      'api: hourly quota spent (403, X-RateLimit-Remaining: 0); pausing all requests',
+    );
     for (const [controller, queuedOperation] of this.noWaiters) {
       controller.abort(this.rateLimited(queuedOperation, this.pauseEnd, 'paused after the hourly quota was spent'));
     }
@@ -143,9 +160,15 @@ export class AccountGate {
 
   private throwIfBlocked(operation: string): void {
     const now = Date.now();
-    if (this.pauseEnd > now) throw this.rateLimited(operation, this.pauseEnd, 'paused after the hourly quota was spent');
+    if (this.pauseEnd > now)
+      throw this.rateLimited(operation, this.pauseEnd, 'paused after the hourly quota was spent');
     const budgetFree = this.budgetFreeAt(now);
-    if (budgetFree > now) throw this.rateLimited(operation, budgetFree, `local budget of ${this.options.requestsPerHour} requests per hour spent`);
+    if (budgetFree > now)
+      throw this.rateLimited(
+        operation,
+        budgetFree,
+        `local budget of ${this.options.requestsPerHour} requests per hour spent`,
+      );
   }
 
   /** When the next request fits in the local hourly budget (≤ now: it fits now). */

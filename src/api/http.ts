@@ -9,7 +9,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import { registerSecret } from '../log.js';
 import {
-  ApiError,
+  type ApiError,
   AuthenticationError,
   InvalidRequestError,
   NetworkError,
@@ -66,7 +66,14 @@ export interface HttpAnswer {
 
 const MAX_BACKOFF_MS = 30_000;
 const HOUR_MS = 3_600_000;
-const CONNECT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
+const CONNECT_CODES = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'UND_ERR_CONNECT_TIMEOUT',
+]);
 
 type TransportFailure = { kind: 'connect' | 'timeout' | 'dropped'; detail: string; cause: unknown };
 
@@ -105,7 +112,8 @@ export class HttpCore {
 
   /** Send one logical request through the gate, with retries where safe. */
   request(spec: RequestSpec): Promise<HttpAnswer> {
-    if (this.closed) return Promise.reject(new NetworkError({ operation: operationOf(spec), detail: 'the API client is closed' }));
+    if (this.closed)
+      return Promise.reject(new NetworkError({ operation: operationOf(spec), detail: 'the API client is closed' }));
     const operation = operationOf(spec);
     const wait = spec.wait ?? true;
     return this.gate.run(operation, wait, () => this.attempts(spec, operation, wait));
@@ -129,13 +137,19 @@ export class HttpCore {
       let retryReason: ApiError;
       const started = Date.now();
       this.requestsMade++;
-      const outcome = this.options.exclusive ? await this.options.exclusive(() => this.send(spec)) : await this.send(spec);
+      const outcome = this.options.exclusive
+        ? await this.options.exclusive(() => this.send(spec))
+        : await this.send(spec);
       if ('kind' in outcome) {
         this.gate.noteDone(null);
         const { kind, detail, cause } = outcome;
         log.debug({ operation, kind, detail, ms: Date.now() - started }, 'api: request failed');
         if (kind !== 'connect' && !spec.idempotent) {
-          throw new UnknownOutcomeError({ operation, detail: `${detail}; the request may have reached the service`, cause });
+          throw new UnknownOutcomeError({
+            operation,
+            detail: `${detail}; the request may have reached the service`,
+            cause,
+          });
         }
         if (kind !== 'connect') uncertain = true;
         retryReason = new NetworkError({ operation, detail, cause });
@@ -150,7 +164,13 @@ export class HttpCore {
           try {
             return { status, text, json: spec.parse ? spec.parse(text) : JSON.parse(text) };
           } catch (cause) {
-            if (!spec.idempotent) throw new UnknownOutcomeError({ operation, status, detail: `${status} answer was not valid JSON`, cause });
+            if (!spec.idempotent)
+              throw new UnknownOutcomeError({
+                operation,
+                status,
+                detail: `${status} answer was not valid JSON`,
+                cause,
+              });
             retryReason = new ServerError({ operation, status, detail: `${status} answer was not valid JSON`, cause });
           }
         } else if ((status === 403 && remaining === 0) || status === 429) {
@@ -160,7 +180,12 @@ export class HttpCore {
           const pauseMs = quotaRefusals === 0 ? base : Math.min(Math.max(HOUR_MS, base), base * 2 ** quotaRefusals);
           quotaRefusals++;
           const retryAt = this.gate.pause(operation, pauseMs);
-          if (!wait) throw new RateLimitedError(retryAt, { operation, status, detail: `${status} hourly quota spent (X-RateLimit-Remaining: 0)` });
+          if (!wait)
+            throw new RateLimitedError(retryAt, {
+              operation,
+              status,
+              detail: `${status} hourly quota spent (X-RateLimit-Remaining: 0)`,
+            });
           continue;
         } else if (status === 401) {
           throw new AuthenticationError({ operation, status });
@@ -173,7 +198,12 @@ export class HttpCore {
           throw new InvalidRequestError({ operation, status, serviceMessage: text });
         } else if (status >= 500) {
           if (!spec.idempotent) {
-            throw new UnknownOutcomeError({ operation, status, detail: `${status} server error; the request may have taken effect`, serviceMessage: text });
+            throw new UnknownOutcomeError({
+              operation,
+              status,
+              detail: `${status} server error; the request may have taken effect`,
+              serviceMessage: text,
+            });
           }
           uncertain = true;
           retryReason = new ServerError({ operation, status, serviceMessage: text });
@@ -188,7 +218,11 @@ export class HttpCore {
     }
   }
 
-  private async send(spec: RequestSpec): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; text: string } | TransportFailure> {
+  private async send(
+    spec: RequestSpec,
+  ): Promise<
+    { status: number; headers: Record<string, string | string[] | undefined>; text: string } | TransportFailure
+  > {
     const deadline = spec.deadlineMs ?? this.options.timeoutMs;
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(), deadline);
@@ -216,9 +250,11 @@ export class HttpCore {
       const text = await res.body.text();
       return { status: res.statusCode, headers: res.headers, text };
     } catch (cause) {
-      if (controller.signal.aborted) return { kind: 'timeout', detail: `no complete answer within ${deadline} ms`, cause };
+      if (controller.signal.aborted)
+        return { kind: 'timeout', detail: `no complete answer within ${deadline} ms`, cause };
       const code = (cause as { code?: string }).code ?? '';
-      if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') return { kind: 'timeout', detail: `no complete answer within ${deadline} ms`, cause };
+      if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT')
+        return { kind: 'timeout', detail: `no complete answer within ${deadline} ms`, cause };
       if (CONNECT_CODES.has(code)) return { kind: 'connect', detail: `could not connect (${code})`, cause };
       return { kind: 'dropped', detail: `connection dropped (${code || (cause as Error).message})`, cause };
     } finally {

@@ -23,7 +23,15 @@
  */
 export { InvoicingClient, ENDPOINTS, MAX_SEND_IDS } from './client.js';
 export { rawTextOf, splitJsonArray } from './json-split.js';
-export type { ClientOptions, SendResult, SendBatchReport, SearchArea, CountryLanguage, QuotationSendMethod, QuotationStatus } from './client.js';
+export type {
+  ClientOptions,
+  SendResult,
+  SendBatchReport,
+  SearchArea,
+  CountryLanguage,
+  QuotationSendMethod,
+  QuotationStatus,
+} from './client.js';
 export type { Page, PageStream } from './paging.js';
 export { ENTITY_NAMES, KEY_FIELD, parseRecord, parseRecords, schemas } from './schemas.js';
 export type {

@@ -43,8 +43,20 @@ export class PagedList<T> implements PageStream<T> {
   ) {}
 
   /** A page stream of parsed records of an entity. */
-  static ofEntity<E extends EntityName>(entity: E, pageSize: number, fetchPage: PageFetcher, logger: Logger): PagedList<RecordOf<E>> {
-    return new PagedList<RecordOf<E>>(entity, KEY_FIELD[entity], pageSize, fetchPage, (items) => parseRecords(entity, items), logger);
+  static ofEntity<E extends EntityName>(
+    entity: E,
+    pageSize: number,
+    fetchPage: PageFetcher,
+    logger: Logger,
+  ): PagedList<RecordOf<E>> {
+    return new PagedList<RecordOf<E>>(
+      entity,
+      KEY_FIELD[entity],
+      pageSize,
+      fetchPage,
+      (items) => parseRecords(entity, items),
+      logger,
+    );
   }
 
   /** Every record of the list in one array (for short lists: countries, search results). */
@@ -75,14 +87,18 @@ export class PagedList<T> implements PageStream<T> {
       }
       if (ids.size === 0) {
         // Without a single readable id a repeated page could not be told apart: stop safely.
-        this.warn(`${this.label}: no record at start=${start} had a readable ${keyField}; stopped, list may be incomplete`);
+        this.warn(
+          `${this.label}: no record at start=${start} had a readable ${keyField}; stopped, list may be incomplete`,
+        );
         const { records, problems } = this.parse(items);
         yield { records, problems, start, received };
         return;
       }
       if (repeated > 0 && repeated * 2 >= ids.size) {
         // The same ids again: the server ignores count/start. Stop rather than loop.
-        this.warn(`${this.label}: the service ignored paging (page at start=${start} repeated ${repeated} ids of the previous page); stopped, list may be incomplete`);
+        this.warn(
+          `${this.label}: the service ignored paging (page at start=${start} repeated ${repeated} ids of the previous page); stopped, list may be incomplete`,
+        );
         return;
       }
       let pageItems = items;
@@ -92,10 +108,14 @@ export class PagedList<T> implements PageStream<T> {
           const id = idOf(item, keyField);
           return id === null || !previousIds.has(id);
         });
-        this.warn(`${this.label}: ${repeated} record(s) at start=${start} repeated from the previous page (the list changed while paging); skipped`);
+        this.warn(
+          `${this.label}: ${repeated} record(s) at start=${start} repeated from the previous page (the list changed while paging); skipped`,
+        );
       }
       if (received > this.pageSize && start === 0) {
-        this.warn(`${this.label}: asked for ${this.pageSize} records, got ${received}; the service may be ignoring count`);
+        this.warn(
+          `${this.label}: asked for ${this.pageSize} records, got ${received}; the service may be ignoring count`,
+        );
       }
 
       const { records, problems } = this.parse(pageItems);

@@ -10,7 +10,14 @@ export type { DocumentLine, Reference, Approval } from './wire.js';
 
 export type EntityName = 'clients' | 'products' | 'quotations' | 'saved_invoices' | 'repeating_invoices' | 'countries';
 
-export const ENTITY_NAMES: readonly EntityName[] = ['clients', 'products', 'quotations', 'saved_invoices', 'repeating_invoices', 'countries'];
+export const ENTITY_NAMES: readonly EntityName[] = [
+  'clients',
+  'products',
+  'quotations',
+  'saved_invoices',
+  'repeating_invoices',
+  'countries',
+];
 
 const clientShape = {
   clientnr: w.key,
@@ -201,9 +208,21 @@ function readableId(raw: unknown, keyField: string): string | null {
  * Parse one wire record. Returns the typed record (with `raw` attached) or the list of problems
  * (one per field that failed).
  */
-export function parseRecord<E extends EntityName>(entity: E, raw: unknown): { record: RecordOf<E> } | { problems: RecordProblem[] } {
+export function parseRecord<E extends EntityName>(
+  entity: E,
+  raw: unknown,
+): { record: RecordOf<E> } | { problems: RecordProblem[] } {
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
-    return { problems: [{ entity, id: null, field: '(record)', message: `expected a record object, got ${Array.isArray(raw) ? 'an array' : typeof raw}` }] };
+    return {
+      problems: [
+        {
+          entity,
+          id: null,
+          field: '(record)',
+          message: `expected a record object, got ${Array.isArray(raw) ? 'an array' : typeof raw}`,
+        },
+      ],
+    };
   }
   const result = schemas[entity].safeParse(raw);
   if (result.success) {
@@ -213,12 +232,20 @@ export function parseRecord<E extends EntityName>(entity: E, raw: unknown): { re
   }
   const id = readableId(raw, KEY_FIELD[entity]);
   return {
-    problems: result.error.issues.map((issue) => ({ entity, id, field: issue.path.join('.') || '(record)', message: issue.message })),
+    problems: result.error.issues.map((issue) => ({
+      entity,
+      id,
+      field: issue.path.join('.') || '(record)',
+      message: issue.message,
+    })),
   };
 }
 
 /** Parse the records of one page; a bad record is reported and skipped, the rest continue. */
-export function parseRecords<E extends EntityName>(entity: E, items: readonly unknown[]): { records: RecordOf<E>[]; problems: RecordProblem[] } {
+export function parseRecords<E extends EntityName>(
+  entity: E,
+  items: readonly unknown[],
+): { records: RecordOf<E>[]; problems: RecordProblem[] } {
   const records: RecordOf<E>[] = [];
   const problems: RecordProblem[] = [];
   for (const item of items) {

@@ -71,18 +71,31 @@ export function toInteger(value: unknown): number | null {
 /** The identifying field of a record: a non-negative integer, never missing. */
 export function toKey(value: unknown): number {
   const n = toInteger(value);
-  if (n === null || n < 0) throw new WireValueError(`expected an integer id, got ${value === undefined ? 'nothing' : describe(value)}`);
+  if (n === null || n < 0)
+    throw new WireValueError(`expected an integer id, got ${value === undefined ? 'nothing' : describe(value)}`);
   return n;
 }
 
 /** Booleans arrive as true/false, "true"/"false", 1/0 and "1"/"0"; `""` and missing → null. */
 export function toBoolean(value: unknown): boolean | null {
   switch (value) {
-    case true: case 1: case 'true': case '1': case 'TRUE': case 'True':
+    case true:
+    case 1:
+    case 'true':
+    case '1':
+    case 'TRUE':
+    case 'True':
       return true;
-    case false: case 0: case 'false': case '0': case 'FALSE': case 'False':
+    case false:
+    case 0:
+    case 'false':
+    case '0':
+    case 'FALSE':
+    case 'False':
       return false;
-    case undefined: case null: case '':
+    case undefined:
+    case null:
+    case '':
       return null;
   }
   throw new WireValueError(`expected a boolean, got ${describe(value)}`);
@@ -228,7 +241,16 @@ export interface Approval {
 
 /** Quotation approval: an object, or `[]`/`""`/`false`/`"false"`/null when not approved (→ null). */
 export function toApproval(value: unknown): Approval | null {
-  if (value === undefined || value === null || value === '' || value === false || value === 'false' || value === '0' || value === 0) return null;
+  if (
+    value === undefined ||
+    value === null ||
+    value === '' ||
+    value === false ||
+    value === 'false' ||
+    value === '0' ||
+    value === 0
+  )
+    return null;
   if (Array.isArray(value)) {
     if (value.length === 0) return null;
     throw new WireValueError('expected an approval object, got a non-empty array');

@@ -15,12 +15,16 @@ export function loadSettings(): Config {
 }
 
 /** Wraps a command that works on the mirror database. */
-export function withApp<A extends unknown[]>(run: (app: App, ...args: A) => Promise<number | void>) {
+/** `run` returns the exit code, or nothing for success. */
+export function withApp<A extends unknown[]>(
+  // biome-ignore lint/suspicious/noConfusingVoidType: a command that returns nothing succeeded
+  run: (app: App, ...args: A) => Promise<number | void>,
+) {
   return async (...args: A): Promise<void> => {
     const app = await openApp(loadSettings());
-    let code: number | void;
+    let code: number | undefined;
     try {
-      code = await run(app, ...args);
+      code = (await run(app, ...args)) ?? undefined;
     } finally {
       await app.close();
     }

@@ -10,7 +10,9 @@ export function registerDaemonCommand(program: Command): void {
     .action(
       withApp(async (app) => {
         const daemon = await startDaemon(app);
-        process.stderr.write(`invoice-mirror daemon: health on ${daemon.healthUrl}/healthz, metrics on ${daemon.healthUrl}/metrics\n`);
+        process.stderr.write(
+          `invoice-mirror daemon: health on ${daemon.healthUrl}/healthz, metrics on ${daemon.healthUrl}/metrics\n`,
+        );
         let signals = 0;
         const onSignal = (signal: NodeJS.Signals) => {
           signals++;

@@ -28,14 +28,20 @@ function heading(text: string): void {
 export function registerDemoCommand(program: Command): void {
   program
     .command('demo')
-    .description(`try everything against the built-in sandbox: backfill, jobs, changes, a report (schema ${DEMO_SCHEMA})`)
+    .description(
+      `try everything against the built-in sandbox: backfill, jobs, changes, a report (schema ${DEMO_SCHEMA})`,
+    )
     .option('--records <n>', 'records the sandbox generates', positiveInteger('--records'), 500)
     .action(async (options: { records: number }) => {
       const settings = loadSettings();
       // The demo speaks for itself on stdout; its logs only when asked for (LOG_LEVEL).
       if (!process.env.LOG_LEVEL) setLogLevel('warn');
       const sandbox = await startSandbox({ records: options.records, seed: 1, sendMsPerInvoice: 300 });
-      const config: Config = { ...settings, schema: DEMO_SCHEMA, api: { ...settings.api, url: sandbox.url, user: sandbox.user, apiKey: sandbox.apiKey } };
+      const config: Config = {
+        ...settings,
+        schema: DEMO_SCHEMA,
+        api: { ...settings.api, url: sandbox.url, user: sandbox.user, apiKey: sandbox.apiKey },
+      };
       const app = await openApp(config).catch(async (error: unknown) => {
         await sandbox.close();
         throw error;
@@ -45,31 +51,52 @@ export function registerDemoCommand(program: Command): void {
         const { db } = app.database;
         await sql`drop schema if exists ${sql.id(DEMO_SCHEMA)} cascade`.execute(db);
         await migrate(db, DEMO_SCHEMA);
-        process.stdout.write(`invoice-mirror demo: sandbox at ${sandbox.url}, mirror in ${app.database.kind === 'embedded' ? config.embeddedDbDir : 'Postgres'} (schema ${DEMO_SCHEMA})\n`);
+        process.stdout.write(
+          `invoice-mirror demo: sandbox at ${sandbox.url}, mirror in ${app.database.kind === 'embedded' ? config.embeddedDbDir : 'Postgres'} (schema ${DEMO_SCHEMA})\n`,
+        );
 
         heading('1. Backfill: every entity of the sandbox account into the mirror');
-        const backfill = await runSync(syncDeps(app, client), { kind: 'backfill', onProgress: progressReporter(process.stderr, logger) });
-        if (backfill.status !== 'succeeded') throw new RunError(`demo backfill ended ${backfill.status}: ${backfill.error}`);
+        const backfill = await runSync(syncDeps(app, client), {
+          kind: 'backfill',
+          onProgress: progressReporter(process.stderr, logger),
+        });
+        if (backfill.status !== 'succeeded')
+          throw new RunError(`demo backfill ended ${backfill.status}: ${backfill.error}`);
         const pulled = Object.entries(backfill.entities).map(([entity, o]) => ({ entity, records: o!.fetched }));
         process.stdout.write(formatRows(pulled, 'table'));
 
         heading('2. Jobs: send two saved invoices, approve a sent quotation, set a stock level');
         const pick = async <T>(query: ReturnType<typeof sql<T>>) => (await query.execute(db)).rows;
-        const invoices = await pick<{ id: number }>(sql`select id from saved_invoices where deleted_at is null order by id limit 2`);
+        const invoices = await pick<{ id: number }>(
+          sql`select id from saved_invoices where deleted_at is null order by id limit 2`,
+        );
         const [quotation] = await pick<{ id: number }>(sql`
           select id from quotations where deleted_at is null and sent and approved is null and coalesce(customstatus, '') <> 'declined' order by id limit 1`);
-        const [product] = await pick<{ id: number }>(sql`select id from products where deleted_at is null and stock_use order by id limit 1`);
-        if (invoices.length < 2 || !quotation || !product) throw new RunError('the sandbox account is too small for the demo; try --records 500');
+        const [product] = await pick<{ id: number }>(
+          sql`select id from products where deleted_at is null and stock_use order by id limit 1`,
+        );
+        if (invoices.length < 2 || !quotation || !product)
+          throw new RunError('the sandbox account is too small for the demo; try --records 500');
         const today = new Date().toISOString().slice(0, 10);
         for (const job of [
           { kind: 'send_saved_invoices', payload: { ids: invoices.map((i) => i.id), delete: true } },
-          { kind: 'approve_quotation', payload: { id: quotation.id, name: 'Demo Customer', date: today, comments: 'Approved in the invoice-mirror demo' } },
+          {
+            kind: 'approve_quotation',
+            payload: {
+              id: quotation.id,
+              name: 'Demo Customer',
+              date: today,
+              comments: 'Approved in the invoice-mirror demo',
+            },
+          },
           { kind: 'set_product_stock', payload: { id: product.id, stock: 42 } },
         ]) {
           await addJob(db, job);
         }
         const ran = await new JobRunner({ database: app.database, client, config, logger }).runUntilEmpty();
-        const jobs = await pick<Record<string, unknown>>(sql`select id, kind, status, attempts, last_error from jobs order by id`);
+        const jobs = await pick<Record<string, unknown>>(
+          sql`select id, kind, status, attempts, last_error from jobs order by id`,
+        );
         process.stdout.write(formatRows(jobs, 'table'));
 
         heading('3. What the jobs changed in the mirror (re-read after each job)');

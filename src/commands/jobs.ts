@@ -6,7 +6,21 @@ import { createApiClient } from '../app.js';
 import { UsageError, errorMessage } from '../errors.js';
 import { OUTPUT_FORMATS, formatRows, type OutputFormat } from '../format.js';
 import { logger } from '../log.js';
-import { JOB_STATUSES, JobRunner, KIND_NAMES, KINDS, PayloadError, addJob, cancelJob, getJob, listJobs, retryJob, type JobFinished, type JobStatus, type RecoveredJob } from '../jobs/index.js';
+import {
+  JOB_STATUSES,
+  JobRunner,
+  KIND_NAMES,
+  KINDS,
+  PayloadError,
+  addJob,
+  cancelJob,
+  getJob,
+  listJobs,
+  retryJob,
+  type JobFinished,
+  type JobStatus,
+  type RecoveredJob,
+} from '../jobs/index.js';
 import { choice, positiveInteger, withApp } from './context.js';
 
 function parseJson(text: string): unknown {
@@ -29,8 +43,15 @@ export function registerJobsCommands(program: Command): void {
     .description('validate a job and queue it; prints its id')
     .argument('<kind>', `one of: ${KIND_NAMES.join(', ')}`)
     .argument('<json>', 'the payload, e.g. \'{"ids": [12, 13], "delete": true}\'')
-    .option('--key <idempotency-key>', 'queuing the same action again with this key does nothing (prints the first job\'s id)')
-    .option('--max-attempts <n>', 'attempts before the job fails (default: JOB_MAX_ATTEMPTS)', positiveInteger('--max-attempts'))
+    .option(
+      '--key <idempotency-key>',
+      "queuing the same action again with this key does nothing (prints the first job's id)",
+    )
+    .option(
+      '--max-attempts <n>',
+      'attempts before the job fails (default: JOB_MAX_ATTEMPTS)',
+      positiveInteger('--max-attempts'),
+    )
     .addHelpText('after', kindHelp())
     .action(
       withApp(async (app, kind: string, json: string, options: { key?: string; maxAttempts?: number }) => {
@@ -60,7 +81,17 @@ export function registerJobsCommands(program: Command): void {
     .action(
       withApp(async (app, options: { status?: JobStatus; limit?: number; format: OutputFormat }) => {
         const rows = await listJobs(app.database.db, { status: options.status, limit: options.limit });
-        const columns = ['id', 'kind', 'status', 'attempts', 'max_attempts', 'run_after', 'created_at', 'finished_at', 'last_error'];
+        const columns = [
+          'id',
+          'kind',
+          'status',
+          'attempts',
+          'max_attempts',
+          'run_after',
+          'created_at',
+          'finished_at',
+          'last_error',
+        ];
         process.stdout.write(formatRows(rows as unknown as Record<string, unknown>[], options.format, columns));
       }),
     );
@@ -74,23 +105,33 @@ export function registerJobsCommands(program: Command): void {
       withApp(async (app, id: number, options: { format: 'text' | 'json' }) => {
         const job = await getJob(app.database.db, id);
         if (options.format === 'json') {
-          process.stdout.write(JSON.stringify(job, null, 2) + '\n');
+          process.stdout.write(`${JSON.stringify(job, null, 2)}\n`);
           return;
         }
         const lines: string[] = [];
         for (const [key, value] of Object.entries(job)) {
           if (value !== null && typeof value === 'object' && !(value instanceof Date)) {
-            lines.push(`${key}:`, ...JSON.stringify(value, null, 2).split('\n').map((line) => `  ${line}`));
+            lines.push(
+              `${key}:`,
+              ...JSON.stringify(value, null, 2)
+                .split('\n')
+                .map((line) => `  ${line}`),
+            );
           } else {
             lines.push(`${key}: ${value instanceof Date ? value.toISOString() : value === null ? '' : String(value)}`);
           }
         }
-        process.stdout.write(lines.join('\n') + '\n');
+        process.stdout.write(`${lines.join('\n')}\n`);
       }),
     );
 
   const steering = [
-    { name: 'retry', description: 'queue a failed, interrupted or cancelled job again (a send sends only the ids not confirmed sent)', steer: retryJob, done: 'queued' },
+    {
+      name: 'retry',
+      description: 'queue a failed, interrupted or cancelled job again (a send sends only the ids not confirmed sent)',
+      steer: retryJob,
+      done: 'queued',
+    },
     { name: 'cancel', description: 'cancel a queued or interrupted job', steer: cancelJob, done: 'cancelled' },
   ];
   for (const { name, description, steer, done } of steering) {
@@ -108,7 +149,9 @@ export function registerJobsCommands(program: Command): void {
 
   jobs
     .command('run')
-    .description('run queued jobs one at a time until none is runnable, then exit; exit code 1 if any failed or was interrupted')
+    .description(
+      'run queued jobs one at a time until none is runnable, then exit; exit code 1 if any failed or was interrupted',
+    )
     .action(
       withApp(async (app) => {
         const client = createApiClient(app);
@@ -121,7 +164,9 @@ export function registerJobsCommands(program: Command): void {
         });
         runner.on('recovered', (job: RecoveredJob) => {
           if (job.status !== 'queued') needsAttention++;
-          process.stdout.write(`job ${job.id} ${job.kind}: left running by a worker that stopped; now ${job.status} (${job.message})\n`);
+          process.stdout.write(
+            `job ${job.id} ${job.kind}: left running by a worker that stopped; now ${job.status} (${job.message})\n`,
+          );
         });
         // The first Ctrl-C lets the job in progress finish; a second one stops at once.
         const stop = () => void runner.stop();
@@ -129,7 +174,9 @@ export function registerJobsCommands(program: Command): void {
         try {
           const { ran, failed } = await runner.runUntilEmpty();
           const waiting = counts.queued > 0 ? `, ${counts.queued} to be retried later` : '';
-          process.stdout.write(`ran ${ran} job${ran === 1 ? '' : 's'}: ${counts.succeeded} succeeded, ${counts.failed} failed, ${counts.interrupted} interrupted${waiting}\n`);
+          process.stdout.write(
+            `ran ${ran} job${ran === 1 ? '' : 's'}: ${counts.succeeded} succeeded, ${counts.failed} failed, ${counts.interrupted} interrupted${waiting}\n`,
+          );
           return failed > 0 || needsAttention > 0 ? 1 : 0;
         } finally {
           process.off('SIGINT', stop).off('SIGTERM', stop);

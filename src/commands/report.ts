@@ -12,7 +12,12 @@ export function registerReportCommand(program: Command): void {
     .command('report')
     .description('print a built-in report (no name: list them)')
     .argument('[name]', 'the report, e.g. open_quotations')
-    .option('--format <format>', `output format: ${OUTPUT_FORMATS.join(', ')}`, choice('--format', OUTPUT_FORMATS), 'table')
+    .option(
+      '--format <format>',
+      `output format: ${OUTPUT_FORMATS.join(', ')}`,
+      choice('--format', OUTPUT_FORMATS),
+      'table',
+    )
     .action(async (name: string | undefined, options: { format: OutputFormat }) => {
       if (name === undefined) {
         // The list needs no database.

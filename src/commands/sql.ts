@@ -9,10 +9,15 @@ export function registerSqlCommand(program: Command): void {
     .command('sql')
     .description('run a read-only query against the mirror and print the rows')
     .argument('<query>', 'the SQL query, e.g. "select * from clients limit 5"')
-    .option('--format <format>', `output format: ${OUTPUT_FORMATS.join(', ')}`, choice('--format', OUTPUT_FORMATS), 'table')
+    .option(
+      '--format <format>',
+      `output format: ${OUTPUT_FORMATS.join(', ')}`,
+      choice('--format', OUTPUT_FORMATS),
+      'table',
+    )
     .action(
       withApp(async (app, query: string, options: { format: OutputFormat }) => {
-        let result;
+        let result: { rows: Record<string, unknown>[] };
         try {
           // A read-only transaction: a typo cannot change the mirror.
           result = await app.database.db

@@ -24,7 +24,9 @@ export function registerStatusCommand(program: Command): void {
         const counts = await Promise.all(
           ENTITY_NAMES.map(async (table) => {
             const { rows } = await sql<{ live: number; deleted: number }>`
-              select count(*) filter (where deleted_at is null)::int as live, count(*) filter (where deleted_at is not null)::int as deleted from ${sql.table(table)}`.execute(db);
+              select count(*) filter (where deleted_at is null)::int as live, count(*) filter (where deleted_at is not null)::int as deleted from ${sql.table(table)}`.execute(
+              db,
+            );
             return { table, live: Number(rows[0]!.live), deleted: Number(rows[0]!.deleted) };
           }),
         );
@@ -35,15 +37,17 @@ export function registerStatusCommand(program: Command): void {
         const rateLimit = budget[0] ? { remaining: Number(budget[0].remaining), seenAt: budget[0].seen_at } : null;
 
         if (options.json) {
-          process.stdout.write(JSON.stringify({ runs, mirror: counts, queue, rateLimit }, null, 2) + '\n');
+          process.stdout.write(`${JSON.stringify({ runs, mirror: counts, queue, rateLimit }, null, 2)}\n`);
           return;
         }
         const out = process.stdout;
         out.write('Last sync runs\n');
         out.write(runs.length > 0 ? formatRows(runs, 'table') : '(none yet: run invoice-mirror backfill)\n');
-        out.write('\nMirror\n' + formatRows(counts, 'table'));
-        out.write('\nJob queue\n' + (queue.length > 0 ? formatRows(queue, 'table') : '(empty)\n'));
-        out.write(`\nRate limit: ${rateLimit ? `${rateLimit.remaining} requests left this hour, as seen at ${rateLimit.seenAt.toISOString()}` : 'not seen yet'}\n`);
+        out.write(`\nMirror\n${formatRows(counts, 'table')}`);
+        out.write(`\nJob queue\n${queue.length > 0 ? formatRows(queue, 'table') : '(empty)\n'}`);
+        out.write(
+          `\nRate limit: ${rateLimit ? `${rateLimit.remaining} requests left this hour, as seen at ${rateLimit.seenAt.toISOString()}` : 'not seen yet'}\n`,
+        );
       }),
     );
 }

@@ -8,10 +8,14 @@ import { progressReporter } from '../sync/progress.js';
 import { withApp } from './context.js';
 
 function entityList(value: string): MirrorTable[] {
-  const names = value.split(',').map((name) => name.trim()).filter(Boolean);
+  const names = value
+    .split(',')
+    .map((name) => name.trim())
+    .filter(Boolean);
   if (names.length === 0) throw new UsageError(`--only: name at least one of ${ENTITY_NAMES.join(', ')}`);
   for (const name of names) {
-    if (!ENTITY_NAMES.includes(name as MirrorTable)) throw new UsageError(`--only: unknown entity '${name}' (known: ${ENTITY_NAMES.join(', ')})`);
+    if (!ENTITY_NAMES.includes(name as MirrorTable))
+      throw new UsageError(`--only: unknown entity '${name}' (known: ${ENTITY_NAMES.join(', ')})`);
   }
   return names as MirrorTable[];
 }
@@ -27,22 +31,27 @@ function printOutcome(outcome: SyncOutcome): void {
     complete: o!.complete ? 'yes' : 'no',
   }));
   process.stdout.write(formatRows(rows, 'table'));
-  process.stdout.write(`run ${outcome.runId}: ${outcome.status}, ${outcome.requestsMade} requests${outcome.error ? ` (${outcome.error})` : ''}\n`);
+  process.stdout.write(
+    `run ${outcome.runId}: ${outcome.status}, ${outcome.requestsMade} requests${outcome.error ? ` (${outcome.error})` : ''}\n`,
+  );
 }
 
 export function registerSyncCommands(program: Command): void {
   program
     .command('backfill')
-    .description('pull everything (or the named entities) into the mirror; exit code 0 only when every entity was pulled completely')
+    .description(
+      'pull everything (or the named entities) into the mirror; exit code 0 only when every entity was pulled completely',
+    )
     .option('--only <entities>', `comma-separated subset of: ${ENTITY_NAMES.join(', ')}`, entityList)
     .action(
       withApp(async (app, options: { only?: MirrorTable[] }) => {
         const client = createApiClient(app);
         try {
-          const outcome = await runSync(
-            syncDeps(app, client),
-            { kind: 'backfill', entities: options.only, onProgress: progressReporter(process.stderr, logger) },
-          );
+          const outcome = await runSync(syncDeps(app, client), {
+            kind: 'backfill',
+            entities: options.only,
+            onProgress: progressReporter(process.stderr, logger),
+          });
           printOutcome(outcome);
           return outcome.status === 'succeeded' ? 0 : 1;
         } finally {

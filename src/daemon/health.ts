@@ -19,16 +19,31 @@ export interface HealthReport {
   queue: Record<string, number>;
 }
 
-export async function checkHealth(db: Kysely<Database>, options: { periodMs: number; startedAt: number }): Promise<HealthReport> {
+export async function checkHealth(
+  db: Kysely<Database>,
+  options: { periodMs: number; startedAt: number },
+): Promise<HealthReport> {
   const report: HealthReport = { status: 'ok', problems: [], database: 'ok', lastSync: null, queue: {} };
   try {
-    const { rows } = await sql<{ id: number; kind: string; status: string; finished_at: Date | null; age: number | null }>`
+    const { rows } = await sql<{
+      id: number;
+      kind: string;
+      status: string;
+      finished_at: Date | null;
+      age: number | null;
+    }>`
       select id, kind, status, finished_at, extract(epoch from now() - finished_at)::float8 as age
       from sync_runs where kind in ('backfill', 'sync') and status <> 'running'
       order by id desc limit 1`.execute(db);
     const last = rows[0];
     if (last) {
-      report.lastSync = { id: Number(last.id), kind: last.kind, status: last.status, finishedAt: last.finished_at?.toISOString() ?? null, ageSeconds: last.age === null ? null : Math.round(last.age) };
+      report.lastSync = {
+        id: Number(last.id),
+        kind: last.kind,
+        status: last.status,
+        finishedAt: last.finished_at?.toISOString() ?? null,
+        ageSeconds: last.age === null ? null : Math.round(last.age),
+      };
     }
     report.queue = await countJobsByStatus(db);
   } catch (error) {
@@ -38,9 +53,12 @@ export async function checkHealth(db: Kysely<Database>, options: { periodMs: num
   const staleAfterSeconds = (3 * options.periodMs) / 1000;
   if (report.lastSync?.status === 'failed') report.problems.push(`the last sync (run ${report.lastSync.id}) failed`);
   if (report.lastSync && report.lastSync.ageSeconds !== null && report.lastSync.ageSeconds > staleAfterSeconds) {
-    report.problems.push(`the last sync finished ${report.lastSync.ageSeconds} s ago (more than three schedule periods)`);
+    report.problems.push(
+      `the last sync finished ${report.lastSync.ageSeconds} s ago (more than three schedule periods)`,
+    );
   }
-  if (!report.lastSync && Date.now() - options.startedAt > 3 * options.periodMs) report.problems.push('no sync has finished yet');
+  if (!report.lastSync && Date.now() - options.startedAt > 3 * options.periodMs)
+    report.problems.push('no sync has finished yet');
   if (report.problems.length > 0) report.status = 'unhealthy';
   return report;
 }
@@ -59,9 +77,14 @@ export function startHealthServer(options: {
       if (request.method !== 'GET') return { status: 405, type: 'text/plain', body: 'method not allowed\n' };
       if (path === '/healthz') {
         const report = await checkHealth(options.db, options);
-        return { status: report.status === 'ok' ? 200 : 503, type: 'application/json', body: JSON.stringify(report) + '\n' };
+        return {
+          status: report.status === 'ok' ? 200 : 503,
+          type: 'application/json',
+          body: `${JSON.stringify(report)}\n`,
+        };
       }
-      if (path === '/metrics') return { status: 200, type: 'text/plain; version=0.0.4', body: await options.metrics.render() };
+      if (path === '/metrics')
+        return { status: 200, type: 'text/plain; version=0.0.4', body: await options.metrics.render() };
       return { status: 404, type: 'text/plain', body: 'not found: try /healthz or /metrics\n' };
     };
     answer()

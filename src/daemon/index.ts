@@ -69,7 +69,14 @@ export async function startDaemon(app: App): Promise<DaemonHandle> {
 
   let server: Server;
   try {
-    server = await startHealthServer({ host: config.health.host, port: config.health.port, db: database.db, metrics, periodMs, startedAt });
+    server = await startHealthServer({
+      host: config.health.host,
+      port: config.health.port,
+      db: database.db,
+      metrics,
+      periodMs,
+      startedAt,
+    });
   } catch (error) {
     await task.destroy();
     await client.close();
@@ -83,7 +90,9 @@ export async function startDaemon(app: App): Promise<DaemonHandle> {
 
   // Pull at once when the mirror is empty or its last pull is older than one period.
   const { rows } = await sql<{ age: number | null }>`
-    select extract(epoch from now() - max(started_at))::float8 * 1000 as age from sync_runs where kind in ('backfill', 'sync')`.execute(database.db);
+    select extract(epoch from now() - max(started_at))::float8 * 1000 as age from sync_runs where kind in ('backfill', 'sync')`.execute(
+    database.db,
+  );
   const lastAgeMs = rows[0]?.age ?? null;
   if (lastAgeMs === null || lastAgeMs > periodMs) void syncOnce('start');
   log.info({ schedule: config.syncCron, healthUrl, periodSeconds: periodMs / 1000 }, 'daemon started');
@@ -99,9 +108,15 @@ export async function startDaemon(app: App): Promise<DaemonHandle> {
       await task.destroy();
       stopSync.abort();
       const finished = Promise.all([runner.stop(), currentSync ?? Promise.resolve()]).then(() => true);
-      const timedOut = new Promise<false>((resolve) => setTimeout(() => resolve(false), config.shutdownTimeoutMs).unref());
+      const timedOut = new Promise<false>((resolve) =>
+        setTimeout(() => resolve(false), config.shutdownTimeoutMs).unref(),
+      );
       const clean = await Promise.race([finished, timedOut]);
-      if (!clean) log.warn({ timeoutMs: config.shutdownTimeoutMs }, 'work still running at the shutdown deadline; stopping anyway');
+      if (!clean)
+        log.warn(
+          { timeoutMs: config.shutdownTimeoutMs },
+          'work still running at the shutdown deadline; stopping anyway',
+        );
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await client.close();
       log.info('daemon stopped');

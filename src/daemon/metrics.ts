@@ -21,7 +21,9 @@ interface Histogram {
 type Labels = Record<string, string>;
 
 function labelText(labels: Labels): string {
-  const parts = Object.entries(labels).map(([k, v]) => `${k}="${v.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n')}"`);
+  const parts = Object.entries(labels).map(
+    ([k, v]) => `${k}="${v.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n')}"`,
+  );
   return parts.length > 0 ? `{${parts.join(',')}}` : '';
 }
 
@@ -46,7 +48,11 @@ export class DaemonMetrics {
     const attemptKey = labelText({ kind: job.kind, status: job.status });
     this.jobAttempts.set(attemptKey, (this.jobAttempts.get(attemptKey) ?? 0) + 1);
     const durationKey = labelText({ kind: job.kind });
-    const histogram = this.jobDurations.get(durationKey) ?? { buckets: JOB_DURATION_BUCKETS.map(() => 0), sum: 0, count: 0 };
+    const histogram = this.jobDurations.get(durationKey) ?? {
+      buckets: JOB_DURATION_BUCKETS.map(() => 0),
+      sum: 0,
+      count: 0,
+    };
     const seconds = job.durationMs / 1000;
     JOB_DURATION_BUCKETS.forEach((bound, i) => {
       if (seconds <= bound) histogram.buckets[i]!++;
@@ -60,37 +66,81 @@ export class DaemonMetrics {
     const out: string[] = [];
     const metric = (name: string, type: string, help: string, samples: Array<[Labels | string, number]>) => {
       out.push(`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`);
-      for (const [labels, value] of samples) out.push(`${name}${typeof labels === 'string' ? labels : labelText(labels)} ${Number.isFinite(value) ? value : 'NaN'}`);
+      for (const [labels, value] of samples)
+        out.push(
+          `${name}${typeof labels === 'string' ? labels : labelText(labels)} ${Number.isFinite(value) ? value : 'NaN'}`,
+        );
     };
 
-    metric('invoice_mirror_sync_runs_total', 'counter', 'Sync runs finished by this process, by kind and status.', [...this.syncRuns.entries()]);
+    metric('invoice_mirror_sync_runs_total', 'counter', 'Sync runs finished by this process, by kind and status.', [
+      ...this.syncRuns.entries(),
+    ]);
     if (this.lastSync) {
       const { kind, durationSeconds, outcome } = this.lastSync;
-      metric('invoice_mirror_last_sync_duration_seconds', 'gauge', 'Duration of the last sync run of this process.', [[{ kind }, durationSeconds]]);
+      metric('invoice_mirror_last_sync_duration_seconds', 'gauge', 'Duration of the last sync run of this process.', [
+        [{ kind }, durationSeconds],
+      ]);
       const samples: Array<[Labels, number]> = [];
       for (const [entity, counts] of Object.entries(outcome.entities)) {
-        for (const field of ['fetched', 'inserted', 'updated', 'deleted', 'unchanged'] as const) samples.push([{ entity, outcome: field }, counts![field]]);
+        for (const field of ['fetched', 'inserted', 'updated', 'deleted', 'unchanged'] as const)
+          samples.push([{ entity, outcome: field }, counts![field]]);
       }
-      metric('invoice_mirror_last_sync_records', 'gauge', 'Records of the last sync run, per entity and outcome.', samples);
+      metric(
+        'invoice_mirror_last_sync_records',
+        'gauge',
+        'Records of the last sync run, per entity and outcome.',
+        samples,
+      );
     }
-    metric('invoice_mirror_api_requests_total', 'counter', 'HTTP requests sent to the invoicing service by this process.', [['', this.client.requestsMade]]);
-    metric('invoice_mirror_rate_limit_remaining', 'gauge', 'The last X-RateLimit-Remaining the service sent (NaN: none seen yet).', [['', this.client.rateLimitRemaining ?? Number.NaN]]);
+    metric(
+      'invoice_mirror_api_requests_total',
+      'counter',
+      'HTTP requests sent to the invoicing service by this process.',
+      [['', this.client.requestsMade]],
+    );
+    metric(
+      'invoice_mirror_rate_limit_remaining',
+      'gauge',
+      'The last X-RateLimit-Remaining the service sent (NaN: none seen yet).',
+      [['', this.client.rateLimitRemaining ?? Number.NaN]],
+    );
 
     const byStatus = await countJobsByStatus(this.db);
-    metric('invoice_mirror_jobs', 'gauge', 'Jobs in the job table, by status.', JOB_STATUSES.map((status) => [{ status }, byStatus[status] ?? 0]));
-    metric('invoice_mirror_job_attempts_total', 'counter', 'Job attempts run by this process, by kind and outcome.', [...this.jobAttempts.entries()]);
+    metric(
+      'invoice_mirror_jobs',
+      'gauge',
+      'Jobs in the job table, by status.',
+      JOB_STATUSES.map((status) => [{ status }, byStatus[status] ?? 0]),
+    );
+    metric('invoice_mirror_job_attempts_total', 'counter', 'Job attempts run by this process, by kind and outcome.', [
+      ...this.jobAttempts.entries(),
+    ]);
 
-    out.push('# HELP invoice_mirror_job_duration_seconds Time one job attempt took, by kind.', '# TYPE invoice_mirror_job_duration_seconds histogram');
+    out.push(
+      '# HELP invoice_mirror_job_duration_seconds Time one job attempt took, by kind.',
+      '# TYPE invoice_mirror_job_duration_seconds histogram',
+    );
     for (const [labels, histogram] of this.jobDurations) {
       const inner = labels.slice(1, -1);
-      JOB_DURATION_BUCKETS.forEach((bound, i) => out.push(`invoice_mirror_job_duration_seconds_bucket{${inner},le="${bound}"} ${histogram.buckets[i]}`));
+      for (const [i, bound] of JOB_DURATION_BUCKETS.entries())
+        out.push(`invoice_mirror_job_duration_seconds_bucket{${inner},le="${bound}"} ${histogram.buckets[i]}`);
       out.push(`invoice_mirror_job_duration_seconds_bucket{${inner},le="+Inf"} ${histogram.count}`);
-      out.push(`invoice_mirror_job_duration_seconds_sum${labels} ${histogram.sum}`, `invoice_mirror_job_duration_seconds_count${labels} ${histogram.count}`);
+      out.push(
+        `invoice_mirror_job_duration_seconds_sum${labels} ${histogram.sum}`,
+        `invoice_mirror_job_duration_seconds_count${labels} ${histogram.count}`,
+      );
     }
 
     const { rows: last } = await sql<{ age: number | null }>`
-      select extract(epoch from now() - max(finished_at))::float8 as age from sync_runs where kind in ('backfill', 'sync') and status in ('succeeded', 'partial')`.execute(this.db);
-    metric('invoice_mirror_last_sync_age_seconds', 'gauge', 'Seconds since the last sync run that pulled data finished (any process).', [['', last[0]?.age ?? Number.NaN]]);
-    return out.join('\n') + '\n';
+      select extract(epoch from now() - max(finished_at))::float8 as age from sync_runs where kind in ('backfill', 'sync') and status in ('succeeded', 'partial')`.execute(
+      this.db,
+    );
+    metric(
+      'invoice_mirror_last_sync_age_seconds',
+      'gauge',
+      'Seconds since the last sync run that pulled data finished (any process).',
+      [['', last[0]?.age ?? Number.NaN]],
+    );
+    return `${out.join('\n')}\n`;
   }
 }

@@ -63,7 +63,12 @@ function openPostgres(databaseUrl: string, options: DatabaseOptions): DatabaseHa
     onnotice: () => undefined,
     connection: { search_path: `${options.schema}, public`, application_name: 'invoice-mirror' },
     types: {
-      bigint: { to: INT8, from: [INT8], serialize: (value: number) => String(value), parse: (text: string) => Number(text) },
+      bigint: {
+        to: INT8,
+        from: [INT8],
+        serialize: (value: number) => String(value),
+        parse: (text: string) => Number(text),
+      },
       date: { to: DATE, from: [DATE], serialize: (value: string) => value, parse: (text: string) => text },
     },
   });
@@ -102,7 +107,9 @@ function preparingStatements(client: postgres.Sql): postgres.Sql {
     });
   return new Proxy(client, {
     get: (target, property, receiver) =>
-      property === 'reserve' ? async () => prepareByDefault(await target.reserve()) : Reflect.get(target, property, receiver),
+      property === 'reserve'
+        ? async () => prepareByDefault(await target.reserve())
+        : Reflect.get(target, property, receiver),
   });
 }
 

@@ -7,7 +7,11 @@ import { migrations as allMigrations, type Migration } from '../../migrations/in
 import { lockKey } from './locks.js';
 
 /** Returns the names of the migrations it applied (empty when the schema was up to date). */
-export async function migrate(db: Kysely<any>, schema: string, migrations: Migration[] = allMigrations): Promise<string[]> {
+export async function migrate(
+  db: Kysely<any>,
+  schema: string,
+  migrations: Migration[] = allMigrations,
+): Promise<string[]> {
   return db.transaction().execute(async (trx) => {
     await sql`select pg_advisory_xact_lock(${lockKey(schema, 'migrate')})`.execute(trx);
     await sql`create schema if not exists ${sql.id(schema)}`.execute(trx);

@@ -8,15 +8,25 @@ import { z } from 'zod';
 
 const text = (max?: number) => (max === undefined ? z.string() : z.string().max(max, `at most ${max} characters`));
 const intLike = z.union([z.int(), z.string().regex(/^-?\d+$/, 'must be a whole number')], 'must be a whole number');
-const numberLike = z.union([z.number(), z.string().regex(/^-?\d+(\.\d+)?$/, 'must be a number (with a dot as decimal separator)')], 'must be a number');
-const flag = z.union([z.boolean(), z.literal(0), z.literal(1), z.enum(['true', 'false', '0', '1'])], 'must be true or false');
+const numberLike = z.union(
+  [z.number(), z.string().regex(/^-?\d+(\.\d+)?$/, 'must be a number (with a dot as decimal separator)')],
+  'must be a number',
+);
+const flag = z.union(
+  [z.boolean(), z.literal(0), z.literal(1), z.enum(['true', 'false', '0', '1'])],
+  'must be true or false',
+);
 const date = z.union([z.iso.date('must be a date YYYY-MM-DD'), z.literal('')], 'must be a date YYYY-MM-DD');
 const country = z.union([z.int().positive(), z.string().min(1)], 'must be a country id or name');
 
 /** Prices: at most 3 decimals (spec section 8). */
 const price = numberLike.refine((value) => !/\.\d{4,}$/.test(String(value)), 'at most 3 decimals');
 
-export const reference = z.strictObject({ line1: text().optional(), line2: text().optional(), line3: text().optional() });
+export const reference = z.strictObject({
+  line1: text().optional(),
+  line2: text().optional(),
+  line3: text().optional(),
+});
 
 export const line = z.strictObject({
   amount: numberLike.optional(),

@@ -3,6 +3,18 @@
  */
 export { JobRunner, type RunnerDeps, type JobFinished } from './runner.js';
 export { KINDS, KIND_NAMES, kindNamed, parseJob, type JobKind, type JobKindName, type JobRow } from './kinds.js';
-export { addJob, cancelJob, countJobsByStatus, getJob, listJobs, retryJob, JobStateError, JOB_STATUSES, type NewJob, type JobStatus, type RecoveredJob } from './queue.js';
+export {
+  addJob,
+  cancelJob,
+  countJobsByStatus,
+  getJob,
+  listJobs,
+  retryJob,
+  JobStateError,
+  JOB_STATUSES,
+  type NewJob,
+  type JobStatus,
+  type RecoveredJob,
+} from './queue.js';
 export { PayloadError, PrecheckError } from './errors.js';
 export { DEFAULT_BACKOFF, type Backoff } from './outcome.js';

@@ -102,7 +102,10 @@ function unsent(ids: number[], job: JobRow): number[] {
 const sendSavedInvoices = kind({
   summary: 'send saved invoices (any number of ids, in calls of at most 10); `delete` removes them after sending',
   payload: z.strictObject({
-    ids: z.array(id, 'must be a list of saved invoice ids').min(1, 'name at least one saved invoice id').transform((ids) => [...new Set(ids)]),
+    ids: z
+      .array(id, 'must be a list of saved invoice ids')
+      .min(1, 'name at least one saved invoice id')
+      .transform((ids) => [...new Set(ids)]),
     delete: z.boolean('must be true or false'),
   }),
   idempotent: false,
@@ -110,14 +113,24 @@ const sendSavedInvoices = kind({
     await requireLive(db, 'saved_invoices', unsent(p.ids, job));
   },
   async run(ctx, p) {
-    const progress: SendProgress = { ids: p.ids, delete: p.delete, sent: [], batches: sendProgressOf(ctx.job.result).batches };
+    const progress: SendProgress = {
+      ids: p.ids,
+      delete: p.delete,
+      sent: [],
+      batches: sendProgressOf(ctx.job.result).batches,
+    };
     progress.sent = sendProgressOf(progress).sent;
     const before = progress.sent.length;
     const todo = unsent(p.ids, ctx.job);
     const touched = async (ids: number[]) => touchedBySend(ctx.db, ids);
     for (let i = 0; i < todo.length; i += MAX_SEND_IDS) {
       const ids = todo.slice(i, i + MAX_SEND_IDS);
-      const batch: SendBatch = { ids, attempt: ctx.job.attempts, outcome: 'sending', started_at: new Date().toISOString() };
+      const batch: SendBatch = {
+        ids,
+        attempt: ctx.job.attempts,
+        outcome: 'sending',
+        started_at: new Date().toISOString(),
+      };
       progress.batches.push(batch);
       await ctx.saveProgress(progress);
       const started = performance.now();
@@ -128,7 +141,11 @@ const sendSavedInvoices = kind({
       } catch (error) {
         batch.outcome = error instanceof UnknownOutcomeError ? 'unknown' : 'failed';
         batch.error = errorMessage(error);
-        throw new JobFailure(describeSendFailure(progress, batch, error), error, await touched(progress.sent.slice(before)));
+        throw new JobFailure(
+          describeSendFailure(progress, batch, error),
+          error,
+          await touched(progress.sent.slice(before)),
+        );
       } finally {
         batch.ms = Math.round(performance.now() - started);
         await ctx.saveProgress(progress);
@@ -155,7 +172,12 @@ async function touchedBySend(db: Kysely<Database>, ids: number[]): Promise<Refre
 // ---- the other kinds ------------------------------------------------------------------------
 
 /** A delete of one record by id (idempotent: the client counts a 404 after an uncertain attempt as done). */
-function deleteKind(entity: RefreshTarget['entity'], call: (api: InvoicingClient, key: number) => Promise<void>, summary: string, keyName: 'id' | 'clientnr' = 'id') {
+function deleteKind(
+  entity: RefreshTarget['entity'],
+  call: (api: InvoicingClient, key: number) => Promise<void>,
+  summary: string,
+  keyName: 'id' | 'clientnr' = 'id',
+) {
   return kind({
     summary,
     payload: z.strictObject({ [keyName]: id }) as unknown as z.ZodType<Record<string, number>>,
@@ -173,11 +195,19 @@ function deleteKind(entity: RefreshTarget['entity'], call: (api: InvoicingClient
 
 export const KINDS = {
   send_saved_invoices: sendSavedInvoices,
-  delete_saved_invoice: deleteKind('saved_invoices', (api, key) => api.deleteSavedInvoice(key), 'delete a saved invoice'),
-  delete_repeating_invoice: deleteKind('repeating_invoices', (api, key) => api.deleteRepeatingInvoice(key), 'delete a repeating invoice'),
+  delete_saved_invoice: deleteKind(
+    'saved_invoices',
+    (api, key) => api.deleteSavedInvoice(key),
+    'delete a saved invoice',
+  ),
+  delete_repeating_invoice: deleteKind(
+    'repeating_invoices',
+    (api, key) => api.deleteRepeatingInvoice(key),
+    'delete a repeating invoice',
+  ),
 
   create_client: kind({
-    summary: 'create a client from the service\'s client fields; `result.clientnr` is the new number',
+    summary: "create a client from the service's client fields; `result.clientnr` is the new number",
     payload: z.strictObject({ client: clientFields }),
     idempotent: false,
     async run(ctx, p) {
@@ -197,7 +227,12 @@ export const KINDS = {
       return { result: { updated: p.clientnr }, touched: [target('clients', p.clientnr)] };
     },
   }),
-  delete_client: deleteKind('clients', (api, key) => api.deleteClient(key), 'delete a client (the service refuses one that has documents)', 'clientnr'),
+  delete_client: deleteKind(
+    'clients',
+    (api, key) => api.deleteClient(key),
+    'delete a client (the service refuses one that has documents)',
+    'clientnr',
+  ),
 
   create_product: kind({
     summary: 'create a product; `result.id` is the new id',
@@ -238,7 +273,12 @@ export const KINDS = {
     summary: 'create a quotation (action `save`: a draft; `send`: sent at once); `result.id` is the new id',
     payload: z.strictObject({
       quotation: quotationFields.superRefine((q, ctx) => {
-        if (q.action === 'send' && q.sendmethod === undefined) ctx.addIssue({ code: 'custom', path: ['sendmethod'], message: 'is required when action is send (email, mail or printcenter)' });
+        if (q.action === 'send' && q.sendmethod === undefined)
+          ctx.addIssue({
+            code: 'custom',
+            path: ['sendmethod'],
+            message: 'is required when action is send (email, mail or printcenter)',
+          });
       }),
     }),
     idempotent: false,
@@ -247,7 +287,10 @@ export const KINDS = {
     },
     async run(ctx, p) {
       const quotationId = await ctx.api.createQuotation(p.quotation);
-      return { result: { id: quotationId, sent: p.quotation.action === 'send' }, touched: [target('quotations', quotationId)] };
+      return {
+        result: { id: quotationId, sent: p.quotation.action === 'send' },
+        touched: [target('quotations', quotationId)],
+      };
     },
   }),
   send_quotation: kind({
@@ -261,12 +304,20 @@ export const KINDS = {
     async run(ctx, p) {
       const newId = await ctx.api.sendQuotation(p.id, p.sendmethod);
       // The draft is gone under its old id; the sent quotation lives under the new one.
-      return { result: { id: p.id, new_id: newId }, touched: [target('quotations', p.id), target('quotations', newId)] };
+      return {
+        result: { id: p.id, new_id: newId },
+        touched: [target('quotations', p.id), target('quotations', newId)],
+      };
     },
   }),
   approve_quotation: kind({
     summary: 'record the approval of a sent quotation',
-    payload: z.strictObject({ id, name: z.string('must be text').min(1, 'must not be empty'), date, comments: z.string('must be text').default('') }),
+    payload: z.strictObject({
+      id,
+      name: z.string('must be text').min(1, 'must not be empty'),
+      date,
+      comments: z.string('must be text').default(''),
+    }),
     idempotent: true,
     async precheck(db, p) {
       await requireSent(db, p.id, 'be approved');
@@ -290,7 +341,10 @@ export const KINDS = {
   }),
   set_quotation_status: kind({
     summary: 'set the custom status of a sent quotation (`clear` removes it)',
-    payload: z.strictObject({ id, customstatus: z.enum(CUSTOM_STATUSES, `must be one of ${CUSTOM_STATUSES.join(', ')}`) }),
+    payload: z.strictObject({
+      id,
+      customstatus: z.enum(CUSTOM_STATUSES, `must be one of ${CUSTOM_STATUSES.join(', ')}`),
+    }),
     idempotent: true,
     async precheck(db, p) {
       await requireSent(db, p.id, 'have a custom status');
@@ -309,7 +363,10 @@ export const KIND_NAMES = Object.keys(KINDS) as JobKindName[];
 /** Approval and custom status exist only on sent quotations (spec 3.1). */
 async function requireSent(db: Kysely<Database>, quotationId: number, what: string): Promise<void> {
   const state = await quotationState(db, quotationId);
-  if (state && !state.sent) throw new PrecheckError(`quotation ${quotationId} is a draft (not sent); only a sent quotation can ${what}. Send it first (send_quotation)`);
+  if (state && !state.sent)
+    throw new PrecheckError(
+      `quotation ${quotationId} is a draft (not sent); only a sent quotation can ${what}. Send it first (send_quotation)`,
+    );
 }
 
 export function kindNamed(name: string): JobKind | undefined {
@@ -327,7 +384,8 @@ export function parseJob(kindName: string, payload: unknown): { kind: JobKind; p
 
 function describeIssue(issue: z.core.$ZodIssue, payload: unknown): string {
   const path = ['payload', ...issue.path.map(String)].join('.');
-  if (issue.code === 'unrecognized_keys') return `${path}: unknown field${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `'${k}'`).join(', ')}`;
+  if (issue.code === 'unrecognized_keys')
+    return `${path}: unknown field${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `'${k}'`).join(', ')}`;
   if (issue.path.length === 0 && (payload === null || typeof payload !== 'object' || Array.isArray(payload))) {
     return `payload: must be a JSON object, got ${payload === null ? 'null' : Array.isArray(payload) ? 'an array' : typeof payload}`;
   }

@@ -26,13 +26,18 @@ type Row = Record<string, unknown> & { deleted_at: Date | null };
 export async function mirrorRows(db: Kysely<Database>, entity: MirrorEntity, ids: number[]): Promise<Map<number, Row>> {
   if (ids.length === 0) return new Map();
   const key = MIRROR_KEYS[entity];
-  const { rows } = await sql<Row>`select * from ${sql.table(entity)} where ${sql.ref(key)} = any(${sql.val(ids)}::int[])`.execute(db);
+  const { rows } =
+    await sql<Row>`select * from ${sql.table(entity)} where ${sql.ref(key)} = any(${sql.val(ids)}::int[])`.execute(db);
   return new Map(rows.map((row) => [Number(row[key]), row]));
 }
 
 /** When the entity was last pulled completely (null: never, so absence proves nothing). */
 async function lastCompletePull(db: Kysely<Database>, entity: MirrorEntity): Promise<Date | null> {
-  const row = await db.selectFrom('entity_pulls').select('last_complete_at').where('entity', '=', entity).executeTakeFirst();
+  const row = await db
+    .selectFrom('entity_pulls')
+    .select('last_complete_at')
+    .where('entity', '=', entity)
+    .executeTakeFirst();
   return row?.last_complete_at ? new Date(row.last_complete_at) : null;
 }
 
@@ -40,13 +45,19 @@ async function lastCompletePull(db: Kysely<Database>, entity: MirrorEntity): Pro
  * Throws a PrecheckError naming every id the mirror shows is gone (or never existed); returns the
  * live rows it has (an id the mirror cannot speak for is simply missing from the map).
  */
-export async function requireLive(db: Kysely<Database>, entity: MirrorEntity, ids: number[]): Promise<Map<number, Row>> {
+export async function requireLive(
+  db: Kysely<Database>,
+  entity: MirrorEntity,
+  ids: number[],
+): Promise<Map<number, Row>> {
   const rows = await mirrorRows(db, entity, ids);
   const label = LABELS[entity];
   const deleted = ids.filter((id) => rows.get(id)?.deleted_at);
   if (deleted.length > 0) {
     const when = rows.get(deleted[0]!)!.deleted_at!;
-    throw new PrecheckError(`${label} ${deleted.join(', ')} ${deleted.length === 1 ? 'no longer exists' : 'no longer exist'} (the mirror marked ${deleted.length === 1 ? 'it' : 'them'} deleted at ${new Date(when).toISOString()})`);
+    throw new PrecheckError(
+      `${label} ${deleted.join(', ')} ${deleted.length === 1 ? 'no longer exists' : 'no longer exist'} (the mirror marked ${deleted.length === 1 ? 'it' : 'them'} deleted at ${new Date(when).toISOString()})`,
+    );
   }
   const missing = ids.filter((id) => !rows.has(id));
   if (missing.length > 0) {
@@ -61,9 +72,16 @@ export async function requireLive(db: Kysely<Database>, entity: MirrorEntity, id
 }
 
 /** A quotation's state as the mirror has it (undefined when the mirror cannot tell). */
-export async function quotationState(db: Kysely<Database>, id: number): Promise<{ sent: boolean; approved: boolean } | undefined> {
+export async function quotationState(
+  db: Kysely<Database>,
+  id: number,
+): Promise<{ sent: boolean; approved: boolean } | undefined> {
   const row = (await requireLive(db, 'quotations', [id])).get(id);
   if (!row) return undefined;
   const approved = row.approved;
-  return { sent: row.sent === true, approved: approved !== null && typeof approved === 'object' && !Array.isArray(approved) && Object.keys(approved).length > 0 };
+  return {
+    sent: row.sent === true,
+    approved:
+      approved !== null && typeof approved === 'object' && !Array.isArray(approved) && Object.keys(approved).length > 0,
+  };
 }

@@ -41,25 +41,47 @@ export function interruptedAdvice(jobId: number): string {
  * @param callsMade whether this attempt sent any request (decides an unexpected error of a kind
  *   that is not safe to repeat: once a call went out, its outcome is unknown).
  */
-export function dispose(error: unknown, job: JobRow, kind: JobKind | undefined, callsMade: boolean, backoff: Backoff): Disposition {
+export function dispose(
+  error: unknown,
+  job: JobRow,
+  kind: JobKind | undefined,
+  callsMade: boolean,
+  backoff: Backoff,
+): Disposition {
   const message = errorMessage(error);
   if (error instanceof PayloadError || error instanceof PrecheckError) return { status: 'failed', message };
   const root = error instanceof JobFailure ? error.cause : error;
   const idempotent = kind?.idempotent ?? true;
 
   if (root instanceof RateLimitedError) {
-    return { status: 'queued', message: `${message} (waiting, not counted as an attempt)`, runAfter: root.retryAt, spendsAttempt: false };
+    return {
+      status: 'queued',
+      message: `${message} (waiting, not counted as an attempt)`,
+      runAfter: root.retryAt,
+      spendsAttempt: false,
+    };
   }
-  if (root instanceof UnknownOutcomeError && !idempotent) return { status: 'interrupted', message: `${message}; ${interruptedAdvice(job.id)}` };
-  if (root instanceof ApiError && !root.retryable && !(root instanceof AuthenticationError) && !(root instanceof UnknownOutcomeError)) {
+  if (root instanceof UnknownOutcomeError && !idempotent)
+    return { status: 'interrupted', message: `${message}; ${interruptedAdvice(job.id)}` };
+  if (
+    root instanceof ApiError &&
+    !root.retryable &&
+    !(root instanceof AuthenticationError) &&
+    !(root instanceof UnknownOutcomeError)
+  ) {
     return { status: 'failed', message };
   }
   if (!(root instanceof ApiError)) {
-    if (!idempotent && callsMade) return { status: 'interrupted', message: `${message}; the outcome of the call is unknown: ${interruptedAdvice(job.id)}` };
+    if (!idempotent && callsMade)
+      return {
+        status: 'interrupted',
+        message: `${message}; the outcome of the call is unknown: ${interruptedAdvice(job.id)}`,
+      };
     // A bug or an impossible argument: running it again would fail the same way.
     if (root instanceof TypeError || root instanceof RangeError) return { status: 'failed', message };
   }
-  if (job.attempts >= job.max_attempts) return { status: 'failed', message: `gave up after ${job.attempts} attempts: ${message}` };
+  if (job.attempts >= job.max_attempts)
+    return { status: 'failed', message: `gave up after ${job.attempts} attempts: ${message}` };
   const runAfter = new Date(Date.now() + backoffDelay(job.attempts, backoff));
   return { status: 'queued', message, runAfter, spendsAttempt: true };
 }

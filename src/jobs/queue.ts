@@ -11,7 +11,14 @@ import { kindNamed, parseJob, sendProgressOf, type JobRow, type SendProgress } f
 import { interruptedAdvice, type Disposition } from './outcome.js';
 
 export type { JobStatus };
-export const JOB_STATUSES: readonly JobStatus[] = ['queued', 'running', 'succeeded', 'failed', 'cancelled', 'interrupted'];
+export const JOB_STATUSES: readonly JobStatus[] = [
+  'queued',
+  'running',
+  'succeeded',
+  'failed',
+  'cancelled',
+  'interrupted',
+];
 
 export interface NewJob {
   kind: string;
@@ -51,7 +58,9 @@ export async function addJob(db: Kysely<Database>, job: NewJob): Promise<{ id: n
     .where('idempotency_key', '=', key)
     .executeTakeFirstOrThrow();
   if (existing.kind !== job.kind || !existing.same_payload) {
-    throw new JobStateError(`idempotency key '${key}' is already used by job ${existing.id} (${existing.kind}) for a different action`);
+    throw new JobStateError(
+      `idempotency key '${key}' is already used by job ${existing.id} (${existing.kind}) for a different action`,
+    );
   }
   return { id: Number(existing.id), created: false };
 }
@@ -73,14 +82,20 @@ export async function claimNext(db: Kysely<Database>): Promise<JobRow | undefine
 }
 
 export async function saveProgress(db: Kysely<Database>, id: number, result: unknown): Promise<void> {
-  await db.updateTable('jobs').set({ result: jsonb(result) }).where('id', '=', id).execute();
+  await db
+    .updateTable('jobs')
+    .set({ result: jsonb(result) })
+    .where('id', '=', id)
+    .execute();
 }
 
 /** Adds keys to `result` (an object), keeping what is there. */
 export async function mergeResult(db: Kysely<Database>, id: number, extra: Record<string, unknown>): Promise<void> {
   await db
     .updateTable('jobs')
-    .set({ result: sql<string>`coalesce(case when jsonb_typeof(result) = 'object' then result end, '{}'::jsonb) || ${jsonb(extra)}` })
+    .set({
+      result: sql<string>`coalesce(case when jsonb_typeof(result) = 'object' then result end, '{}'::jsonb) || ${jsonb(extra)}`,
+    })
     .where('id', '=', id)
     .execute();
 }
@@ -95,7 +110,12 @@ export async function markSucceeded(db: Kysely<Database>, id: number, result: un
 
 /** Records a failed attempt as the disposition says; every attempt is appended to `errors`. */
 export async function markUnsuccessful(db: Kysely<Database>, job: JobRow, disposition: Disposition): Promise<void> {
-  const entry = { attempt: job.attempts, at: new Date().toISOString(), outcome: disposition.status === 'queued' ? 'retry' : disposition.status, error: disposition.message };
+  const entry = {
+    attempt: job.attempts,
+    at: new Date().toISOString(),
+    outcome: disposition.status === 'queued' ? 'retry' : disposition.status,
+    error: disposition.message,
+  };
   const errors = sql<string>`errors || ${jsonb([entry])}`;
   const update = db.updateTable('jobs').where('id', '=', job.id).where('status', '=', 'running');
   if (disposition.status === 'queued') {
@@ -110,7 +130,9 @@ export async function markUnsuccessful(db: Kysely<Database>, job: JobRow, dispos
       .execute();
     return;
   }
-  await update.set({ status: disposition.status, last_error: disposition.message, errors, finished_at: sql`clock_timestamp()` }).execute();
+  await update
+    .set({ status: disposition.status, last_error: disposition.message, errors, finished_at: sql`clock_timestamp()` })
+    .execute();
 }
 
 /**
@@ -126,19 +148,34 @@ export interface RecoveredJob {
 }
 
 export async function recoverOrphans(db: Kysely<Database>): Promise<RecoveredJob[]> {
-  const orphans = await db.selectFrom('jobs').select(['id', 'kind', 'payload', 'attempts', 'max_attempts', 'result']).where('status', '=', 'running').execute();
+  const orphans = await db
+    .selectFrom('jobs')
+    .select(['id', 'kind', 'payload', 'attempts', 'max_attempts', 'result'])
+    .where('status', '=', 'running')
+    .execute();
   const recovered: RecoveredJob[] = [];
   for (const row of orphans) {
     const job = { ...row, id: Number(row.id) } as JobRow;
     const kind = kindNamed(job.kind);
     let disposition: Disposition;
     if (kind && !kind.idempotent) {
-      disposition = { status: 'interrupted', message: `interrupted: the worker stopped during attempt ${job.attempts}, so its outcome is unknown${sendSummary(job)}; ${interruptedAdvice(job.id)}` };
+      disposition = {
+        status: 'interrupted',
+        message: `interrupted: the worker stopped during attempt ${job.attempts}, so its outcome is unknown${sendSummary(job)}; ${interruptedAdvice(job.id)}`,
+      };
       if (job.kind === 'send_saved_invoices') await saveProgress(db, job.id, markInFlightUnknown(job.result));
     } else if (job.attempts >= job.max_attempts) {
-      disposition = { status: 'failed', message: `gave up after ${job.attempts} attempts: the worker stopped during the last one` };
+      disposition = {
+        status: 'failed',
+        message: `gave up after ${job.attempts} attempts: the worker stopped during the last one`,
+      };
     } else {
-      disposition = { status: 'queued', message: `the worker stopped during attempt ${job.attempts}; running it again`, runAfter: new Date(), spendsAttempt: true };
+      disposition = {
+        status: 'queued',
+        message: `the worker stopped during attempt ${job.attempts}; running it again`,
+        runAfter: new Date(),
+        spendsAttempt: true,
+      };
     }
     await markUnsuccessful(db, job, disposition);
     recovered.push({ id: job.id, kind: job.kind, status: disposition.status, message: disposition.message });
@@ -158,7 +195,12 @@ function sendSummary(job: JobRow): string {
 function markInFlightUnknown(result: unknown): unknown {
   const progress = result as SendProgress | null;
   if (!progress || !Array.isArray(progress.batches)) return result;
-  return { ...progress, batches: progress.batches.map((b) => (b.outcome === 'sending' ? { ...b, outcome: 'unknown', error: 'the worker stopped during the call' } : b)) };
+  return {
+    ...progress,
+    batches: progress.batches.map((b) =>
+      b.outcome === 'sending' ? { ...b, outcome: 'unknown', error: 'the worker stopped during the call' } : b,
+    ),
+  };
 }
 
 /** Queue a job again: a failed, interrupted or cancelled one, or a queued one that waits (run now). */
@@ -199,7 +241,17 @@ export async function getJob(db: Kysely<Database>, id: number) {
 export async function listJobs(db: Kysely<Database>, options: { status?: JobStatus; limit?: number } = {}) {
   let query = db
     .selectFrom('jobs')
-    .select(['id', 'kind', 'status', 'attempts', 'max_attempts', 'run_after', 'created_at', 'finished_at', 'last_error'])
+    .select([
+      'id',
+      'kind',
+      'status',
+      'attempts',
+      'max_attempts',
+      'run_after',
+      'created_at',
+      'finished_at',
+      'last_error',
+    ])
     .orderBy('id', 'desc')
     .limit(options.limit ?? 50);
   if (options.status) query = query.where('status', '=', options.status);
@@ -208,17 +260,28 @@ export async function listJobs(db: Kysely<Database>, options: { status?: JobStat
 
 /** When the next queued job becomes runnable (null: none queued). */
 export async function nextDueAt(db: Kysely<Database>): Promise<Date | null> {
-  const row = await db.selectFrom('jobs').select((eb) => eb.fn.min('run_after').as('due')).where('status', '=', 'queued').executeTakeFirst();
+  const row = await db
+    .selectFrom('jobs')
+    .select((eb) => eb.fn.min('run_after').as('due'))
+    .where('status', '=', 'queued')
+    .executeTakeFirst();
   return row?.due ? new Date(row.due as Date | string) : null;
 }
 
 /** How many jobs are in each status (statuses with none are left out). */
 export async function countJobsByStatus(db: Kysely<Database>): Promise<Partial<Record<JobStatus, number>>> {
-  const rows = await db.selectFrom('jobs').select(['status', sql<number>`count(*)::int`.as('n')]).groupBy('status').orderBy('status').execute();
+  const rows = await db
+    .selectFrom('jobs')
+    .select(['status', sql<number>`count(*)::int`.as('n')])
+    .groupBy('status')
+    .orderBy('status')
+    .execute();
   return Object.fromEntries(rows.map((row) => [row.status, Number(row.n)]));
 }
 
 export async function hasRunnable(db: Kysely<Database>): Promise<boolean> {
-  const { rows } = await sql<{ any: boolean }>`select exists (select 1 from jobs where status = 'queued' and run_after <= now()) as any`.execute(db);
+  const { rows } = await sql<{
+    any: boolean;
+  }>`select exists (select 1 from jobs where status = 'queued' and run_after <= now()) as any`.execute(db);
   return rows[0]?.any === true;
 }

@@ -28,7 +28,17 @@ import { refreshRecords, type RefreshTarget } from '../sync/index.js';
 import { JobFailure } from './errors.js';
 import { kindNamed, parseJob, type JobContext, type JobRow } from './kinds.js';
 import { DEFAULT_BACKOFF, dispose, type Backoff } from './outcome.js';
-import { claimNext, hasRunnable, type RecoveredJob, markSucceeded, markUnsuccessful, mergeResult, nextDueAt, recoverOrphans, saveProgress } from './queue.js';
+import {
+  claimNext,
+  hasRunnable,
+  type RecoveredJob,
+  markSucceeded,
+  markUnsuccessful,
+  mergeResult,
+  nextDueAt,
+  recoverOrphans,
+  saveProgress,
+} from './queue.js';
 
 export interface RunnerDeps {
   database: DatabaseHandle;
@@ -124,10 +134,12 @@ export class JobRunner extends EventEmitter {
     this.started = true;
     this.stopping = false;
     const channel = `${this.database.schema}_jobs`;
-    this.listening = this.database.listen(channel, () => this.wake()).catch((error: unknown) => {
-      this.log.warn({ channel, error: errorMessage(error) }, 'cannot LISTEN for new jobs; polling only');
-      return undefined;
-    });
+    this.listening = this.database
+      .listen(channel, () => this.wake())
+      .catch((error: unknown) => {
+        this.log.warn({ channel, error: errorMessage(error) }, 'cannot LISTEN for new jobs; polling only');
+        return undefined;
+      });
     this.wake();
   }
 
@@ -194,7 +206,10 @@ export class JobRunner extends EventEmitter {
       if (!(await this.lock(conn, key))) return 'busy';
       try {
         for (const job of await recoverOrphans(conn)) {
-          this.log.warn({ jobId: job.id, kind: job.kind, status: job.status, error: job.message }, 'recovered a job left running by a worker that stopped');
+          this.log.warn(
+            { jobId: job.id, kind: job.kind, status: job.status, error: job.message },
+            'recovered a job left running by a worker that stopped',
+          );
           this.emit('recovered', job);
         }
         const job = await claimNext(conn);
@@ -247,21 +262,47 @@ export class JobRunner extends EventEmitter {
     try {
       const { kind, payload } = parseJob(job.kind, job.payload);
       await kind.precheck?.(db, payload, job);
-      const ctx: JobContext = { db, api: this.api, job, log, saveProgress: (result) => saveProgress(db, job.id, result) };
+      const ctx: JobContext = {
+        db,
+        api: this.api,
+        job,
+        log,
+        saveProgress: (result) => saveProgress(db, job.id, result),
+      };
       const outcome = await kind.run(ctx, payload);
       const refresh = await this.refresh(db, outcome.touched, log);
       await markSucceeded(db, job.id, { ...outcome.result, refresh });
       finished = { id: job.id, kind: job.kind, status: 'succeeded', attempt: job.attempts, durationMs: 0 };
       log.info({ ms: Math.round(performance.now() - started) }, 'job succeeded');
     } catch (error) {
-      const disposition = dispose(error, job, kindNamed(job.kind), this.api.requestsMade > requestsBefore, this.backoff);
+      const disposition = dispose(
+        error,
+        job,
+        kindNamed(job.kind),
+        this.api.requestsMade > requestsBefore,
+        this.backoff,
+      );
       if (error instanceof JobFailure && error.touched.length > 0) {
         await mergeResult(db, job.id, { refresh: await this.refresh(db, error.touched, log) });
       }
       await markUnsuccessful(db, job, disposition);
-      finished = { id: job.id, kind: job.kind, status: disposition.status, attempt: job.attempts, durationMs: 0, error: disposition.message };
+      finished = {
+        id: job.id,
+        kind: job.kind,
+        status: disposition.status,
+        attempt: job.attempts,
+        durationMs: 0,
+        error: disposition.message,
+      };
       const level = disposition.status === 'queued' ? 'info' : 'warn';
-      log[level]({ status: disposition.status, error: disposition.message, ...(disposition.status === 'queued' ? { runAfter: disposition.runAfter.toISOString() } : {}) }, `job ${disposition.status === 'queued' ? 'will be retried' : disposition.status}`);
+      log[level](
+        {
+          status: disposition.status,
+          error: disposition.message,
+          ...(disposition.status === 'queued' ? { runAfter: disposition.runAfter.toISOString() } : {}),
+        },
+        `job ${disposition.status === 'queued' ? 'will be retried' : disposition.status}`,
+      );
     } finally {
       this.currentId = null;
     }

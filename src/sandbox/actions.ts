@@ -20,7 +20,13 @@ const notFound = (what: string, id: string | number): HttpError => new HttpError
 const blank3 = (): Rec => ({ line1: '', line2: '', line3: '' });
 
 function requireObject(body: unknown): Rec {
-  if (body === undefined || body === null || typeof body !== 'object' || Array.isArray(body) || Object.keys(body).length === 0)
+  if (
+    body === undefined ||
+    body === null ||
+    typeof body !== 'object' ||
+    Array.isArray(body) ||
+    Object.keys(body).length === 0
+  )
     throw bad('The request body must be an object with the fields to set');
   return body as Rec;
 }
@@ -46,11 +52,42 @@ export function createClient(account: Account, raw: unknown): Reply {
     if (table.has(id)) throw bad(`clientnr: client ${id} already exists`);
   }
   const rec: Rec = {
-    clientnr: String(id), contact: '', showcontact: 'true', company: '', address: '', address_addon: '', zipcode: '', city: '',
-    country: '146', phone: '', mobile: '', email: '', addon: '', bankcode: '', biccode: '', taxnumber: '', tax_shifted: 'false',
-    lastinvoice: '', sendmethod: 'email', paymentmethod: 'bank', top: '30', stddiscount: '0', mailintro: '', reference: blank3(),
-    notes: '', notes_on_invoice: 'false', active: 'true', default_doclang: '', default_email: '0', email_reminder: '', currency: 'EUR',
-    mandate_id: '', mandate_date: '', collecttype: 'FRST', tax_type: 'extax', default_category: '0',
+    clientnr: String(id),
+    contact: '',
+    showcontact: 'true',
+    company: '',
+    address: '',
+    address_addon: '',
+    zipcode: '',
+    city: '',
+    country: '146',
+    phone: '',
+    mobile: '',
+    email: '',
+    addon: '',
+    bankcode: '',
+    biccode: '',
+    taxnumber: '',
+    tax_shifted: 'false',
+    lastinvoice: '',
+    sendmethod: 'email',
+    paymentmethod: 'bank',
+    top: '30',
+    stddiscount: '0',
+    mailintro: '',
+    reference: blank3(),
+    notes: '',
+    notes_on_invoice: 'false',
+    active: 'true',
+    default_doclang: '',
+    default_email: '0',
+    email_reminder: '',
+    currency: 'EUR',
+    mandate_id: '',
+    mandate_date: '',
+    collecttype: 'FRST',
+    tax_type: 'extax',
+    default_category: '0',
   };
   const { clientnr: _nr, ...fields } = body;
   account.change('clients', rec, fields, true);
@@ -67,7 +104,8 @@ export function updateClient(account: Account, id: number, raw: unknown): Reply 
 
 export function deleteClient(account: Account, id: number): Reply {
   if (!account.tables.clients.has(id)) throw notFound('Client', id);
-  if (account.clientHasDocuments(id)) throw new HttpError(403, `Client ${id} has documents (invoices or quotations) and cannot be deleted`);
+  if (account.clientHasDocuments(id))
+    throw new HttpError(403, `Client ${id} has documents (invoices or quotations) and cannot be deleted`);
   account.tables.clients.remove(id);
   return OK();
 }
@@ -78,7 +116,17 @@ export function createProduct(account: Account, raw: unknown): Reply {
   const body = requireObject(raw);
   const table = account.tables.products;
   const id = table.nextId();
-  const rec: Rec = { id: String(id), code: '', name: '', price: '0', taxes: '21', priceintax: priceInTax(0, 21), notes: '', stock: false, stock_use: 'false' };
+  const rec: Rec = {
+    id: String(id),
+    code: '',
+    name: '',
+    price: '0',
+    taxes: '21',
+    priceintax: priceInTax(0, 21),
+    notes: '',
+    stock: false,
+    stock_use: 'false',
+  };
   const { id: _id, ...fields } = body;
   account.change('products', rec, fields, true);
   if (String(rec.name).trim() === '') throw bad('name is required');
@@ -100,14 +148,21 @@ function readAction(value: unknown): 'send' | 'save' {
 }
 
 function readSendmethod(value: unknown): string {
-  if (value === undefined || value === '') throw bad('sendmethod is required when action is send (mail, email or printcenter)');
+  if (value === undefined || value === '')
+    throw bad('sendmethod is required when action is send (mail, email or printcenter)');
   return readEnum(value, SENDMETHODS, 'sendmethod');
 }
 
-function findQuotationBy(account: Account, field: 'savename' | 'quotationreference', value: unknown, except?: number): number | undefined {
+function findQuotationBy(
+  account: Account,
+  field: 'savename' | 'quotationreference',
+  value: unknown,
+  except?: number,
+): number | undefined {
   if (value === undefined || value === '') return undefined;
   const wanted = String(value);
-  for (const r of account.tables.quotations.records()) if (r[field] === wanted && Number(r.id) !== except) return Number(r.id);
+  for (const r of account.tables.quotations.records())
+    if (r[field] === wanted && Number(r.id) !== except) return Number(r.id);
   return undefined;
 }
 
@@ -127,21 +182,60 @@ export function createQuotation(account: Account, raw: unknown): Reply {
   const existing = findQuotationBy(account, 'savename', body.savename);
   if (existing !== undefined) {
     const overwrite = body.overwrite_if_exist !== undefined && readBool(body.overwrite_if_exist, 'overwrite_if_exist');
-    if (!overwrite) throw bad(`savename: a quotation named "${String(body.savename)}" already exists (set overwrite_if_exist to overwrite it)`);
+    if (!overwrite)
+      throw bad(
+        `savename: a quotation named "${String(body.savename)}" already exists (set overwrite_if_exist to overwrite it)`,
+      );
     id = existing;
   }
   if (findQuotationBy(account, 'quotationreference', body.quotationreference, existing) !== undefined)
     throw bad(`quotationreference: "${String(body.quotationreference)}" is already used`);
   const today = account.today();
   const rec: Rec = {
-    id: String(id), savename: '', quotationreference: `OF-${today.slice(0, 4)}-${String(id).padStart(5, '0')}`, reference: blank3(), lines: [],
-    profile: '1', profile_name: 'Standaard', category: '0', category_name: '', discounttype: 'amount', discount: '0',
-    paymentcondition: 'Betaling binnen %PAYMENT_PERIOD% dagen', quotationperiod: '30', showtotals: '1', date: today, datedue: '', notes: '',
-    totalintax: '0', convert_prices_to_euro: '0', sent: action === 'send' ? 'true' : 'false', sendmethod, customstatus: '', approved: [],
-    clientnr: '', contact: '', company: '', address: '', zipcode: '', city: '', country: '', phone: '', mobile: '', email: '',
+    id: String(id),
+    savename: '',
+    quotationreference: `OF-${today.slice(0, 4)}-${String(id).padStart(5, '0')}`,
+    reference: blank3(),
+    lines: [],
+    profile: '1',
+    profile_name: 'Standaard',
+    category: '0',
+    category_name: '',
+    discounttype: 'amount',
+    discount: '0',
+    paymentcondition: 'Betaling binnen %PAYMENT_PERIOD% dagen',
+    quotationperiod: '30',
+    showtotals: '1',
+    date: today,
+    datedue: '',
+    notes: '',
+    totalintax: '0',
+    convert_prices_to_euro: '0',
+    sent: action === 'send' ? 'true' : 'false',
+    sendmethod,
+    customstatus: '',
+    approved: [],
+    clientnr: '',
+    contact: '',
+    company: '',
+    address: '',
+    zipcode: '',
+    city: '',
+    country: '',
+    phone: '',
+    mobile: '',
+    email: '',
     sign_url: signUrl(account, id),
   };
-  const { action: _a, sendmethod: _s, overwrite_if_exist: _o, approved: _ap, customstatus: _cs, id: _id, ...fields } = body;
+  const {
+    action: _a,
+    sendmethod: _s,
+    overwrite_if_exist: _o,
+    approved: _ap,
+    customstatus: _cs,
+    id: _id,
+    ...fields
+  } = body;
   account.change('quotations', rec, fields, true);
   table.put(id, rec);
   return created(id);
@@ -153,7 +247,8 @@ export function updateQuotation(account: Account, id: number, raw: unknown, ip: 
   const current = table.get(id);
   if (!current) throw notFound('Quotation', id);
   const { action: rawAction, sendmethod, approved, customstatus, overwrite_if_exist: _o, id: _id, ...fields } = body;
-  if (findQuotationBy(account, 'savename', fields.savename, id) !== undefined) throw bad(`savename: "${String(fields.savename)}" is already used`);
+  if (findQuotationBy(account, 'savename', fields.savename, id) !== undefined)
+    throw bad(`savename: "${String(fields.savename)}" is already used`);
   if (findQuotationBy(account, 'quotationreference', fields.quotationreference, id) !== undefined)
     throw bad(`quotationreference: "${String(fields.quotationreference)}" is already used`);
   const rec = edit(account, 'quotations', id, fields);
@@ -174,7 +269,8 @@ export function updateQuotation(account: Account, id: number, raw: unknown, ip: 
   }
   if (approved !== undefined) {
     if (rec.sent !== 'true') throw bad('Only sent quotations can be approved; a draft cannot be approved');
-    if (typeof approved === 'object' && approved !== null && !Array.isArray(approved)) rec.approved = approvalToWire(approved as Rec, ip, account.today());
+    if (typeof approved === 'object' && approved !== null && !Array.isArray(approved))
+      rec.approved = approvalToWire(approved as Rec, ip, account.today());
     else if (readBool(approved, 'approved') === false) rec.approved = [];
     else throw bad('approved: must be an object with name, date and comments, or false to remove the approval');
   }
@@ -204,14 +300,16 @@ export const MAX_SEND_IDS = 10;
 /** Validate a send body; returns the saved-invoice ids (all known) and the delete flag. */
 export function readSendBody(account: Account, raw: unknown): { ids: number[]; deleteAfter: boolean } {
   const body = requireObject(raw);
-  if (body.action === undefined || readString(body.action, 'action').toLowerCase() !== 'send') throw bad('action: only "send" is allowed');
+  if (body.action === undefined || readString(body.action, 'action').toLowerCase() !== 'send')
+    throw bad('action: only "send" is allowed');
   let list: unknown[];
   if (Array.isArray(body.id)) list = body.id;
   else if (body.id && typeof body.id === 'object') list = Object.values(body.id);
   else if (body.id !== undefined && body.id !== '') list = [body.id];
   else throw bad('id: an array of saved invoice ids is required');
   if (list.length === 0) throw bad('id: at least one id is required');
-  if (list.length > MAX_SEND_IDS) throw bad(`id: at most ${MAX_SEND_IDS} invoices can be sent per call (got ${list.length})`);
+  if (list.length > MAX_SEND_IDS)
+    throw bad(`id: at most ${MAX_SEND_IDS} invoices can be sent per call (got ${list.length})`);
   const ids = [...new Set(list.map((v) => readInt(v, 'id')))];
   const missing = ids.filter((i) => !account.tables.saved_invoices.has(i));
   if (missing.length > 0) throw new HttpError(404, `Saved invoice ${missing.join(', ')} not found; nothing was sent`);

@@ -13,7 +13,8 @@ import { HttpError, type Rec } from './wire.js';
 const obj = (body: unknown): Rec => (body && typeof body === 'object' && !Array.isArray(body) ? (body as Rec) : {});
 
 function entityOf(name: string | undefined): SandboxEntity {
-  if (!name || !(ENTITIES as readonly string[]).includes(name)) throw new HttpError(404, `Unknown entity "${name}" (${ENTITIES.join(', ')})`);
+  if (!name || !(ENTITIES as readonly string[]).includes(name))
+    throw new HttpError(404, `Unknown entity "${name}" (${ENTITIES.join(', ')})`);
   return name as SandboxEntity;
 }
 
@@ -35,7 +36,10 @@ export function adminHandler(sandbox: () => Sandbox) {
     const route = `${method} ${parts.join('/')}`;
     const b = obj(body);
     if (route === 'GET calls') return json(JSON.stringify(sb.calls));
-    if (route === 'DELETE calls') return (sb.clearCalls(), text(200, 'OK'));
+    if (route === 'DELETE calls') {
+      sb.clearCalls();
+      return text(200, 'OK');
+    }
     if (route === 'GET knobs') return json(JSON.stringify(sb.knobs));
     if (route === 'PUT knobs' || route === 'POST knobs') {
       let checked: Partial<Knobs>;
@@ -47,7 +51,8 @@ export function adminHandler(sandbox: () => Sandbox) {
       Object.assign(sb.knobs, checked);
       return json(JSON.stringify(sb.knobs));
     }
-    if (route === 'GET clock') return json(JSON.stringify({ now: sb.clock.now().toISOString(), today: sb.clock.today() }));
+    if (route === 'GET clock')
+      return json(JSON.stringify({ now: sb.clock.now().toISOString(), today: sb.clock.today() }));
     if (route === 'POST clock') {
       try {
         if (b.advanceDays !== undefined) sb.clock.advanceDays(Number(b.advanceDays));
@@ -59,13 +64,19 @@ export function adminHandler(sandbox: () => Sandbox) {
     }
     if (route === 'POST fail') {
       try {
-        sb.failNext(b.kind as FaultKind | 'quota', b.count === undefined ? 1 : Number(b.count), { method: b.method as string | undefined, pathPrefix: b.pathPrefix as string | undefined });
+        sb.failNext(b.kind as FaultKind | 'quota', b.count === undefined ? 1 : Number(b.count), {
+          method: b.method as string | undefined,
+          pathPrefix: b.pathPrefix as string | undefined,
+        });
       } catch (e) {
         throw new HttpError(400, (e as Error).message);
       }
       return text(200, 'OK');
     }
-    if (route === 'POST quota/reset') return (sb.resetQuota(), text(200, 'OK'));
+    if (route === 'POST quota/reset') {
+      sb.resetQuota();
+      return text(200, 'OK');
+    }
     if (route === 'POST churn') return json(JSON.stringify(sb.store.churn(Number(b.count ?? 1) || 1)));
     if (parts[0] === 'records') {
       const entity = entityOf(parts[1]);

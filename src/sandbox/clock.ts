@@ -8,7 +8,10 @@ export interface SandboxClock {
 }
 
 export function toDate(value: Date | string): Date {
-  const d = value instanceof Date ? new Date(value.getTime()) : new Date(/^\d{4}-\d{2}-\d{2}$/.test(value) ? `${value}T00:00:00Z` : value);
+  const d =
+    value instanceof Date
+      ? new Date(value.getTime())
+      : new Date(/^\d{4}-\d{2}-\d{2}$/.test(value) ? `${value}T00:00:00Z` : value);
   if (Number.isNaN(d.getTime())) throw new Error(`invalid date: ${String(value)}`);
   return d;
 }

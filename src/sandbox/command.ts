@@ -19,21 +19,24 @@ export interface SandboxFlags {
 function integer(flag: string, value: string | undefined, min: number, max: number): number | undefined {
   if (value === undefined) return undefined;
   const t = value.trim();
-  if (!/^-?\d+$/.test(t) || Number(t) < min || Number(t) > max) throw new UsageError(`--${flag}: must be an integer from ${min} to ${max}`);
+  if (!/^-?\d+$/.test(t) || Number(t) < min || Number(t) > max)
+    throw new UsageError(`--${flag}: must be an integer from ${min} to ${max}`);
   return Number(t);
 }
 
 function decimal(flag: string, value: string | undefined, min: number, max: number): number | undefined {
   if (value === undefined) return undefined;
   const t = value.trim();
-  if (!/^\d+(\.\d+)?$/.test(t) || Number(t) < min || Number(t) > max) throw new UsageError(`--${flag}: must be a number from ${min} to ${max}`);
+  if (!/^\d+(\.\d+)?$/.test(t) || Number(t) < min || Number(t) > max)
+    throw new UsageError(`--${flag}: must be a number from ${min} to ${max}`);
   return Number(t);
 }
 
 /** Flags → sandbox options; every bad value is a UsageError naming the flag. */
 export function sandboxOptionsFromFlags(flags: SandboxFlags): SandboxOptions {
   const host = flags.host?.trim();
-  if (flags.host !== undefined && (host === '' || /\s|\//.test(host!))) throw new UsageError('--host: must be a host name or IP address');
+  if (flags.host !== undefined && (host === '' || /\s|\//.test(host!)))
+    throw new UsageError('--host: must be a host name or IP address');
   return {
     port: integer('port', flags.port, 0, 65535) ?? 4010,
     host: host ?? '127.0.0.1',
@@ -70,15 +73,21 @@ export function registerSandboxCommand(program: Command): Command {
       } catch (e) {
         const code = (e as NodeJS.ErrnoException).code;
         if (code === 'EADDRINUSE') throw new UsageError(`--port: port ${options.port} is already in use`);
-        if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') throw new UsageError(`--host: cannot listen on ${options.host}`);
+        if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND')
+          throw new UsageError(`--host: cannot listen on ${options.host}`);
         throw e;
       }
       const out = process.stdout;
       out.write(`Sandbox invoicing service listening on ${sandbox.url}\n`);
       out.write(`  user:    ${sandbox.user}\n  API key: ${sandbox.apiKey}\n`);
       out.write(`  try:     curl -u ${sandbox.user}:${sandbox.apiKey} '${sandbox.url}/clients?count=5'\n`);
-      out.write(`  use:     INVOICING_API_URL=${sandbox.url} INVOICING_API_USER=${sandbox.user} INVOICING_API_KEY=${sandbox.apiKey}\n`);
-      if (options.admin) out.write(`  admin:   ${sandbox.url.replace(/\/api\/v1$/, '')}/_admin/ (knobs, clock, fail, churn, records, calls)\n`);
+      out.write(
+        `  use:     INVOICING_API_URL=${sandbox.url} INVOICING_API_USER=${sandbox.user} INVOICING_API_KEY=${sandbox.apiKey}\n`,
+      );
+      if (options.admin)
+        out.write(
+          `  admin:   ${sandbox.url.replace(/\/api\/v1$/, '')}/_admin/ (knobs, clock, fail, churn, records, calls)\n`,
+        );
       out.write('Press Ctrl+C to stop.\n');
       await new Promise<void>((resolve) => {
         const stop = (): void => {

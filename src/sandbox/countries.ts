@@ -25,10 +25,9 @@ export interface Country {
 }
 
 function build(): Country[] {
-  const display = Object.fromEntries(COUNTRY_LANGS.map((l) => [l, new Intl.DisplayNames([l], { type: 'region' })])) as Record<
-    CountryLang,
-    Intl.DisplayNames
-  >;
+  const display = Object.fromEntries(
+    COUNTRY_LANGS.map((l) => [l, new Intl.DisplayNames([l], { type: 'region' })]),
+  ) as Record<CountryLang, Intl.DisplayNames>;
   const byEnglish = [...CODES].sort((a, b) => display.en.of(a)!.localeCompare(display.en.of(b)!, 'en'));
   // Ids with gaps (every 11th number unused), then the Netherlands moved to 146 by a swap.
   let next = 1;

@@ -77,7 +77,9 @@ export class Faults {
   /** A planned fault matching this call (consumed), else a random one by `rate`, else none. */
   decide(method: string, path: string, rate: number, kinds: readonly FaultKind[]): FaultKind | 'quota' | undefined {
     const i = this.planned.findIndex(
-      (p) => (!p.match?.method || p.match.method.toUpperCase() === method) && (!p.match?.pathPrefix || path.startsWith(p.match.pathPrefix)),
+      (p) =>
+        (!p.match?.method || p.match.method.toUpperCase() === method) &&
+        (!p.match?.pathPrefix || path.startsWith(p.match.pathPrefix)),
     );
     if (i >= 0) {
       const p = this.planned[i]!;

@@ -17,7 +17,13 @@ import {
 } from './wire.js';
 
 export type SandboxEntity = 'clients' | 'products' | 'quotations' | 'saved_invoices' | 'repeating_invoices';
-export const ENTITIES: readonly SandboxEntity[] = ['clients', 'products', 'quotations', 'saved_invoices', 'repeating_invoices'];
+export const ENTITIES: readonly SandboxEntity[] = [
+  'clients',
+  'products',
+  'quotations',
+  'saved_invoices',
+  'repeating_invoices',
+];
 export const keyOf = (entity: SandboxEntity): 'clientnr' | 'id' => (entity === 'clients' ? 'clientnr' : 'id');
 
 type Kind =
@@ -44,7 +50,16 @@ const ro = (kind: Kind): Field => ({ kind, ro: true });
 const f = (kind: Kind): Field => ({ kind });
 
 export const SENDMETHODS = ['mail', 'email', 'printcenter'] as const;
-export const FREQUENCIES = ['weekly', 'biweekly', 'fourweekly', 'monthly', 'bimonthly', 'quarterly', 'halfyearly', 'yearly'] as const;
+export const FREQUENCIES = [
+  'weekly',
+  'biweekly',
+  'fourweekly',
+  'monthly',
+  'bimonthly',
+  'quarterly',
+  'halfyearly',
+  'yearly',
+] as const;
 export const CUSTOMSTATUSES = ['progress', 'completed', 'billable', 'declined', 'clear'] as const;
 /** Tax percentages "set in the account". */
 export const ACCOUNT_TAX_RATES = [0, 6, 9, 19, 21] as const;
@@ -185,9 +200,11 @@ function readReference(value: unknown, previous: unknown): Rec {
   const prev = (previous && typeof previous === 'object' ? previous : {}) as Rec;
   const out: Rec = { line1: prev.line1 ?? '', line2: prev.line2 ?? '', line3: prev.line3 ?? '' };
   if (value === '' || value === null) return { line1: '', line2: '', line3: '' };
-  if (Array.isArray(value)) value.slice(0, 3).forEach((v, i) => (out[`line${i + 1}`] = readString(v, `reference: line${i + 1}`)));
+  if (Array.isArray(value))
+    for (const [i, v] of value.slice(0, 3).entries()) out[`line${i + 1}`] = readString(v, `reference: line${i + 1}`);
   else if (typeof value === 'object') {
-    for (const k of ['line1', 'line2', 'line3']) if ((value as Rec)[k] !== undefined) out[k] = readString((value as Rec)[k], `reference: ${k}`);
+    for (const k of ['line1', 'line2', 'line3'])
+      if ((value as Rec)[k] !== undefined) out[k] = readString((value as Rec)[k], `reference: ${k}`);
   } else throw bad('reference: must be an object with line1, line2, line3');
   return out;
 }
@@ -197,7 +214,8 @@ export function toWire(kind: Kind, value: unknown, field: string, strict: boolea
   switch (kind.t) {
     case 'str': {
       const s = readString(value, field);
-      if (strict && kind.max !== undefined && [...s].length > kind.max) throw bad(`${field}: at most ${kind.max} characters`);
+      if (strict && kind.max !== undefined && [...s].length > kind.max)
+        throw bad(`${field}: at most ${kind.max} characters`);
       return s;
     }
     case 'int':
@@ -205,7 +223,8 @@ export function toWire(kind: Kind, value: unknown, field: string, strict: boolea
     case 'num': {
       if (value === '') return '0';
       const n = readNumber(value, field);
-      if (strict && kind.decimals !== undefined && decimalsOf(String(n)) > kind.decimals) throw bad(`${field}: at most ${kind.decimals} decimals`);
+      if (strict && kind.decimals !== undefined && decimalsOf(String(n)) > kind.decimals)
+        throw bad(`${field}: at most ${kind.decimals} decimals`);
       return String(n);
     }
     case 'bool':
@@ -215,9 +234,19 @@ export function toWire(kind: Kind, value: unknown, field: string, strict: boolea
     case 'date':
       return readDate(value, field);
     case 'enum':
-      return strict ? readEnum(value, kind.values, field) : (() => { try { return readEnum(value, kind.values, field); } catch { return readString(value, field); } })();
+      return strict
+        ? readEnum(value, kind.values, field)
+        : (() => {
+            try {
+              return readEnum(value, kind.values, field);
+            } catch {
+              return readString(value, field);
+            }
+          })();
     case 'country':
-      return strict ? readCountry(value, field) : (resolveCountry(readString(value, field)) ?? readString(value, field));
+      return strict
+        ? readCountry(value, field)
+        : (resolveCountry(readString(value, field)) ?? readString(value, field));
     case 'lines':
       return linesToWire(readLines(value, strict));
     case 'reference':
@@ -241,13 +270,15 @@ export function applyFields(entity: SandboxEntity, rec: Rec, input: Rec, strict:
     }
     if (strict && (field.ro || field.kind.t === 'special')) continue;
     if (value === undefined) continue;
-    rec[key] = field.kind.t === 'special' ? looseSpecial(entity, key, value) : toWire(field.kind, value, key, strict, rec[key]);
+    rec[key] =
+      field.kind.t === 'special' ? looseSpecial(entity, key, value) : toWire(field.kind, value, key, strict, rec[key]);
   }
 }
 
 /** Wire form of the state fields when a test sets them directly. */
 function looseSpecial(entity: SandboxEntity, key: string, value: unknown): unknown {
-  if (entity === 'products' && key === 'stock') return value === false || value === 'false' ? false : readNumber(value, key);
+  if (entity === 'products' && key === 'stock')
+    return value === false || value === 'false' ? false : readNumber(value, key);
   if (entity === 'products' && (key === 'taxes' || key === 'priceintax')) return String(readNumber(value, key));
   if (key === 'approved') {
     if (value === false || value === 'false' || value === null) return [];

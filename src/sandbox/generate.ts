@@ -10,12 +10,72 @@ import { CLIENT_DETAILS, ENTITIES, FREQUENCIES, type SandboxEntity } from './fie
 import { chance, int, mixSeed, mulberry32, pick, type Rng } from './prng.js';
 import { linesToWire, money, type Rec, type WireLine } from './wire.js';
 
-const FIRST = ['Anna', 'Pieter', 'Sanne', 'Jeroen', 'Fatima', 'Mehmet', 'Lotte', 'Bram', 'Noor', 'Daan', 'Eva', 'Sem', 'Zoë', 'Chloé', 'Jürgen', 'Siobhán'];
-const LAST = ['Jansen', 'de Vries', 'van den Berg', 'Bakker', 'Visser', 'Smit', 'Meijer', 'de Boer', 'Mulder', 'Yılmaz', 'El Amrani', 'van Dijk', "O'Neill", 'Müller'];
-const TRADES = ['Bakkerij', 'Schildersbedrijf', 'Adviesbureau', 'Fietsenmaker', 'Bloemisterij', 'Installatietechniek', 'Kapsalon', 'Webdesign'];
+const FIRST = [
+  'Anna',
+  'Pieter',
+  'Sanne',
+  'Jeroen',
+  'Fatima',
+  'Mehmet',
+  'Lotte',
+  'Bram',
+  'Noor',
+  'Daan',
+  'Eva',
+  'Sem',
+  'Zoë',
+  'Chloé',
+  'Jürgen',
+  'Siobhán',
+];
+const LAST = [
+  'Jansen',
+  'de Vries',
+  'van den Berg',
+  'Bakker',
+  'Visser',
+  'Smit',
+  'Meijer',
+  'de Boer',
+  'Mulder',
+  'Yılmaz',
+  'El Amrani',
+  'van Dijk',
+  "O'Neill",
+  'Müller',
+];
+const TRADES = [
+  'Bakkerij',
+  'Schildersbedrijf',
+  'Adviesbureau',
+  'Fietsenmaker',
+  'Bloemisterij',
+  'Installatietechniek',
+  'Kapsalon',
+  'Webdesign',
+];
 const SUFFIX = ['', ' B.V.', ' V.O.F.', ' & Zn.', ''];
-const CITIES = ['Amsterdam', 'Rotterdam', 'Utrecht', 'Den Haag', 'Eindhoven', 'Groningen', "'s-Hertogenbosch", 'Zwolle', 'Maastricht', 'Leeuwarden'];
-const STREETS = ['Kerkstraat', 'Dorpsstraat', 'Stationsweg', 'Molenweg', 'Hoofdstraat', 'Julianalaan', 'Lange Nieuwstraat'];
+const CITIES = [
+  'Amsterdam',
+  'Rotterdam',
+  'Utrecht',
+  'Den Haag',
+  'Eindhoven',
+  'Groningen',
+  "'s-Hertogenbosch",
+  'Zwolle',
+  'Maastricht',
+  'Leeuwarden',
+];
+const STREETS = [
+  'Kerkstraat',
+  'Dorpsstraat',
+  'Stationsweg',
+  'Molenweg',
+  'Hoofdstraat',
+  'Julianalaan',
+  'Lange Nieuwstraat',
+];
 const AWKWARD_COMPANIES = [
   'Bakkerij "De Zon" B.V.',
   "Café 't Hoekje",
@@ -26,17 +86,36 @@ const AWKWARD_COMPANIES = [
   "O'Brien & Daughters <Ltd>",
   'Back\\slash & "quotes" \'n more',
 ];
-const PRODUCTS = ['Consult', 'Uurtarief ontwikkeling', 'Appels', 'Verf wit 10L', 'Fietsband 28"', 'Knippen & föhnen', 'Hosting (jaar)', 'Boeket "Lente"', 'Reiskosten', 'Licentie ∞'];
+const PRODUCTS = [
+  'Consult',
+  'Uurtarief ontwikkeling',
+  'Appels',
+  'Verf wit 10L',
+  'Fietsband 28"',
+  'Knippen & föhnen',
+  'Hosting (jaar)',
+  'Boeket "Lente"',
+  'Reiskosten',
+  'Licentie ∞',
+];
 const UNITS = ['', 'uur', 'stuks', 'km', 'maand', 'kg'];
-const CONDITIONS = ['Betaling binnen %PAYMENT_PERIOD% dagen', 'Te voldoen binnen %PAYMENT_PERIOD% dagen na factuurdatum.', '', 'Reeds voldaan'];
+const CONDITIONS = [
+  'Betaling binnen %PAYMENT_PERIOD% dagen',
+  'Te voldoen binnen %PAYMENT_PERIOD% dagen na factuurdatum.',
+  '',
+  'Reeds voldaan',
+];
 const FOREIGN = ['BE', 'DE', 'FR', 'GB', 'US', 'ES'];
 
 /** How many records each entity gets by default: `records` split evenly, the remainder to the first ones. */
-export function splitCounts(records: number, perEntity: Partial<Record<SandboxEntity, number>> = {}): Record<SandboxEntity, number> {
+export function splitCounts(
+  records: number,
+  perEntity: Partial<Record<SandboxEntity, number>> = {},
+): Record<SandboxEntity, number> {
   const base = Math.floor(records / ENTITIES.length);
   const rest = records % ENTITIES.length;
   const out = {} as Record<SandboxEntity, number>;
-  ENTITIES.forEach((e, i) => (out[e] = perEntity[e] ?? base + (i < rest ? 1 : 0)));
+  for (const [i, e] of ENTITIES.entries()) out[e] = perEntity[e] ?? base + (i < rest ? 1 : 0);
   return out;
 }
 
@@ -51,7 +130,21 @@ const rngFor = (seed: number, entity: SandboxEntity | 'invoices', id: number): R
   mulberry32(mixSeed(seed, [...ENTITIES, 'invoices'].indexOf(entity) + 1, id));
 
 function longNotes(rng: Rng): string {
-  const words = ['Let op:', 'levering', 'naïef', 'café', 'Straße', '€', '—', '"quoted"', "it's", '日本語', 'emoji 🚲', 'regel\nnieuwe regel', 'tab\there'];
+  const words = [
+    'Let op:',
+    'levering',
+    'naïef',
+    'café',
+    'Straße',
+    '€',
+    '—',
+    '"quoted"',
+    "it's",
+    '日本語',
+    'emoji 🚲',
+    'regel\nnieuwe regel',
+    'tab\there',
+  ];
   const out: string[] = [];
   let length = 0;
   while (length < 6000) {
@@ -65,7 +158,13 @@ function longNotes(rng: Rng): string {
 function notes(rng: Rng): string {
   if (chance(rng, 0.02)) return longNotes(rng);
   if (chance(rng, 0.6)) return '';
-  return pick(rng, ['Klant belt liever dan mailt.', 'Factuur t.a.v. "administratie"', 'Korting afgesproken: 5%', 'Nieuw adres per 1/1', 'Ünïcödé nötes ✓']);
+  return pick(rng, [
+    'Klant belt liever dan mailt.',
+    'Factuur t.a.v. "administratie"',
+    'Korting afgesproken: 5%',
+    'Nieuw adres per 1/1',
+    'Ünïcödé nötes ✓',
+  ]);
 }
 
 function companyName(rng: Rng, id: number): string {
@@ -79,7 +178,11 @@ function date(rng: Rng, today: string, fromDays: number, toDays: number): string
 
 function reference(rng: Rng): Rec {
   if (chance(rng, 0.6)) return { line1: '', line2: '', line3: '' };
-  return { line1: `Project ${int(rng, 100, 999)}`, line2: chance(rng, 0.5) ? `PO-${int(rng, 10000, 99999)}` : '', line3: '' };
+  return {
+    line1: `Project ${int(rng, 100, 999)}`,
+    line2: chance(rng, 0.5) ? `PO-${int(rng, 10000, 99999)}` : '',
+    line3: '',
+  };
 }
 
 export function makeLines(rng: Rng): WireLine[] {
@@ -87,14 +190,28 @@ export function makeLines(rng: Rng): WireLine[] {
   const lines: WireLine[] = [];
   for (let i = 0; i < n; i++) {
     if (i > 0 && chance(rng, 0.15)) {
-      lines.push({ description: pick(rng, ['Geleverd op maandag', 'Inclusief voorrijkosten', 'Zie bijlage "specificatie"', '— tekstregel —']) });
+      lines.push({
+        description: pick(rng, [
+          'Geleverd op maandag',
+          'Inclusief voorrijkosten',
+          'Zie bijlage "specificatie"',
+          '— tekstregel —',
+        ]),
+      });
       continue;
     }
     const amount = chance(rng, 0.2) ? int(rng, 1, 40) / 4 : int(rng, 1, 12);
     const price = chance(rng, 0.1) ? int(rng, 1, 99999) / 1000 : int(rng, 100, 250000) / 100;
     const discount_pct = chance(rng, 0.15) ? pick(rng, [5, 10, 12.5, 100]) : 0;
     const tax_rate = pick(rng, [21, 21, 21, 9, 0]);
-    lines.push({ amount, amount_desc: pick(rng, UNITS), description: pick(rng, PRODUCTS), tax_rate, price, discount_pct });
+    lines.push({
+      amount,
+      amount_desc: pick(rng, UNITS),
+      description: pick(rng, PRODUCTS),
+      tax_rate,
+      price,
+      discount_pct,
+    });
   }
   return lines;
 }
@@ -113,7 +230,8 @@ function discount(rng: Rng, rec: Rec, legacy: boolean): void {
     rec.discount = '0';
   } else if (chance(rng, 0.2)) {
     rec.discounttype = pick(rng, ['amount', 'percentage']);
-    rec.discount = rec.discounttype === 'amount' ? money(int(rng, 100, 5000) / 100) : String(pick(rng, [2, 5, 10, 2.5]));
+    rec.discount =
+      rec.discounttype === 'amount' ? money(int(rng, 100, 5000) / 100) : String(pick(rng, [2, 5, 10, 2.5]));
   } else {
     rec.discounttype = pick(rng, ['amount', 'percentage']);
     rec.discount = '0';
@@ -126,7 +244,12 @@ export function generateClient(seed: number, id: number, today: string): Rec {
   const last = pick(rng, LAST);
   const company = chance(rng, 0.15) ? '' : companyName(rng, id);
   const autocollect = chance(rng, 0.25);
-  const domain = `${last.toLowerCase().normalize('NFD').replace(/[^a-z]/g, '') || 'klant'}${id}.nl`;
+  const domain = `${
+    last
+      .toLowerCase()
+      .normalize('NFD')
+      .replace(/[^a-z]/g, '') || 'klant'
+  }${id}.nl`;
   const foreign = chance(rng, 0.1);
   const rec: Rec = {
     clientnr: String(id),
@@ -140,7 +263,12 @@ export function generateClient(seed: number, id: number, today: string): Rec {
     country: foreign ? countryIdOf(pick(rng, FOREIGN)) : '146',
     phone: chance(rng, 0.3) ? '' : `010-${int(rng, 1000000, 9999999)}`,
     mobile: chance(rng, 0.5) ? '' : `06-${int(rng, 10000000, 99999999)}`,
-    email: chance(rng, 0.1) ? '' : `${first.toLowerCase().normalize('NFD').replace(/[^a-z]/g, '')}@${domain}`,
+    email: chance(rng, 0.1)
+      ? ''
+      : `${first
+          .toLowerCase()
+          .normalize('NFD')
+          .replace(/[^a-z]/g, '')}@${domain}`,
     addon: chance(rng, 0.1) ? 'Afdeling Inkoop' : '',
     bankcode: chance(rng, 0.3) ? '' : `NL${int(rng, 10, 99)}ABNA0${int(rng, 100000000, 999999999)}`,
     biccode: chance(rng, 0.3) ? '' : 'ABNANL2A',
@@ -229,7 +357,12 @@ export function generateQuotation(seed: number, id: number, ctx: GenContext): Re
   rec.sendmethod = state.sent ? pick(rng, ['email', 'mail', 'printcenter']) : '';
   rec.customstatus = state.status ?? '';
   rec.approved = state.approved
-    ? { name: `${pick(rng, FIRST)} ${pick(rng, LAST)}`, date: rec.date || ctx.today, ip: `192.0.2.${int(rng, 1, 254)}`, comments: pick(rng, ['', 'Akkoord', 'Graag starten in "week 3"']) }
+    ? {
+        name: `${pick(rng, FIRST)} ${pick(rng, LAST)}`,
+        date: rec.date || ctx.today,
+        ip: `192.0.2.${int(rng, 1, 254)}`,
+        comments: pick(rng, ['', 'Akkoord', 'Graag starten in "week 3"']),
+      }
     : state.legacyApproved
       ? ''
       : [];
@@ -305,7 +438,8 @@ export function generateRepeatingInvoice(seed: number, id: number, ctx: GenConte
   rec.initialdate = addDays(rec.datesaved as string, int(rng, 0, 9));
   let next = rec.initialdate as string;
   const stepDays = { weekly: 7, biweekly: 14, fourweekly: 28 }[frequency as string];
-  if (stepDays && next <= ctx.today) next = addDays(next, (Math.floor((dayMs(ctx.today) - dayMs(next)) / 86_400_000 / stepDays) + 1) * stepDays);
+  if (stepDays && next <= ctx.today)
+    next = addDays(next, (Math.floor((dayMs(ctx.today) - dayMs(next)) / 86_400_000 / stepDays) + 1) * stepDays);
   while (next <= ctx.today) next = stepFrequency(next, frequency);
   rec.nextsenddate = next;
   // Half never end; the rest end within 1-400 days, some soon enough for a test to pass the date.

@@ -24,7 +24,8 @@ export function checkKnobs(k: Partial<Knobs>): Partial<Knobs> {
   const out: Partial<Knobs> = {};
   if (k.latencyMs !== undefined) out.latencyMs = nonNegative('latencyMs', k.latencyMs);
   if (k.failureRate !== undefined) {
-    if (typeof k.failureRate !== 'number' || !(k.failureRate >= 0 && k.failureRate <= 1)) throw new Error('failureRate: must be a number from 0 to 1');
+    if (typeof k.failureRate !== 'number' || !(k.failureRate >= 0 && k.failureRate <= 1))
+      throw new Error('failureRate: must be a number from 0 to 1');
     out.failureRate = k.failureRate;
   }
   if (k.failureKinds !== undefined) {

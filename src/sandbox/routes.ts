@@ -43,7 +43,16 @@ const SEARCH_AREAS: Record<string, SandboxEntity | 'invoices'> = {
 };
 
 /** Fields compared as numbers in search (a decimal number uses a dot). */
-const NUMERIC_FIELDS = new Set(['totalintax', 'totaldiscount', 'alreadypaid', 'price', 'priceintax', 'discount', 'stock', 'taxes']);
+const NUMERIC_FIELDS = new Set([
+  'totalintax',
+  'totaldiscount',
+  'alreadypaid',
+  'price',
+  'priceintax',
+  'discount',
+  'stock',
+  'taxes',
+]);
 
 const methodNotAllowed = (): HttpError => new HttpError(405, 'Method not allowed');
 
@@ -52,7 +61,8 @@ function paging(ctx: RouteContext, query: URLSearchParams): { start: number; cou
   const read = (name: string, fallback: number, min: number): number => {
     const v = query.get(name);
     if (v === null || v === '') return fallback;
-    if (!/^-?\d+$/.test(v.trim()) || Number(v) < min) throw bad(`${name}: must be an integer${min === -1 ? ' (-1 for all)' : ' of 0 or more'}`);
+    if (!/^-?\d+$/.test(v.trim()) || Number(v) < min)
+      throw bad(`${name}: must be an integer${min === -1 ? ' (-1 for all)' : ' of 0 or more'}`);
     return Number(v);
   };
   return { start: read('start', 0, 0), count: read('count', ctx.defaultPageSize, -1) };
@@ -76,7 +86,8 @@ export async function route(ctx: RouteContext, req: ApiRequest): Promise<Reply> 
     if (m !== 'GET') throw methodNotAllowed();
     if (rest.length > 1) throw new HttpError(404, 'Not found');
     const lang = (rest[0] ?? 'nl').toLowerCase();
-    if (!(COUNTRY_LANGS as readonly string[]).includes(lang)) throw new HttpError(404, `Unknown language "${rest[0]}" (nl, en, de, fr, es)`);
+    if (!(COUNTRY_LANGS as readonly string[]).includes(lang))
+      throw new HttpError(404, `Unknown language "${rest[0]}" (nl, en, de, fr, es)`);
     return json(countryListJson(lang as CountryLang));
   }
 
@@ -87,7 +98,8 @@ export async function route(ctx: RouteContext, req: ApiRequest): Promise<Reply> 
   }
 
   // The search form without the `search` segment: /{area}/{field}/{query}.
-  if (rest.length >= 2 && m === 'GET' && SEARCH_AREAS[head]) return search(ctx, head, rest[0]!, rest.slice(1).join('/'), req.query);
+  if (rest.length >= 2 && m === 'GET' && SEARCH_AREAS[head])
+    return search(ctx, head, rest[0]!, rest.slice(1).join('/'), req.query);
 
   const resource = RESOURCES[head];
   if (!resource || rest.length > 1) throw new HttpError(404, 'Not found');
@@ -118,7 +130,8 @@ export async function route(ctx: RouteContext, req: ApiRequest): Promise<Reply> 
   const id = entity === 'saved_invoices' ? account.findSaved(idText) : numericId(idText);
   if (m === 'GET') {
     // Quirk of the real service: an odd (non-numeric or zero) id answers 200 with the whole list.
-    if (id === undefined && entity !== 'saved_invoices' && numericId(idText) === undefined) return list(ctx, table, req.query);
+    if (id === undefined && entity !== 'saved_invoices' && numericId(idText) === undefined)
+      return list(ctx, table, req.query);
     const body = id === undefined ? undefined : table.bytes(id);
     if (body === undefined) throw new HttpError(404, `${wrap} ${idText} not found`);
     return json(Buffer.concat([Buffer.from(`{"${wrap}":`), body, Buffer.from('}')]));
@@ -174,7 +187,11 @@ function search(ctx: RouteContext, areaName: string, field: string, query: strin
     const rec = table.get(id)!;
     const ok =
       f === 'all'
-        ? Object.entries(rec).some(([k, v]) => (k === 'lines' ? matches(v, needle, undefined) : matches(v, needle, NUMERIC_FIELDS.has(k) ? numeric ?? Number.NaN : undefined)))
+        ? Object.entries(rec).some(([k, v]) =>
+            k === 'lines'
+              ? matches(v, needle, undefined)
+              : matches(v, needle, NUMERIC_FIELDS.has(k) ? (numeric ?? Number.NaN) : undefined),
+          )
         : NUMERIC_FIELDS.has(f) && numeric !== undefined
           ? Number(rec[f]) === numeric
           : matches(rec[f], needle, undefined);

@@ -119,7 +119,16 @@ export class SandboxServer {
     const query = q < 0 ? '' : url.slice(q + 1);
     const method = (req.method ?? 'GET').toUpperCase();
     const isAdmin = path.startsWith('/_admin') && this.deps.admin !== undefined;
-    const call: CallRecord = { seq: 0, method, path, query, body: undefined, status: null, startedAt, endedAt: Number.POSITIVE_INFINITY };
+    const call: CallRecord = {
+      seq: 0,
+      method,
+      path,
+      query,
+      body: undefined,
+      status: null,
+      startedAt,
+      endedAt: Number.POSITIVE_INFINITY,
+    };
     if (!isAdmin) {
       call.seq = ++this.seq;
       this.deps.calls.push(call);
@@ -136,7 +145,11 @@ export class SandboxServer {
       call.body = raw === '' ? undefined : raw;
       if (!this.authorized(req)) {
         await this.wait(this.deps.knobs.latencyMs);
-        return this.send(res, { status: 401, type: 'text', body: 'Unauthorized: use HTTP Basic auth with your user name and API key' }, { 'WWW-Authenticate': 'Basic realm="api"' });
+        return this.send(
+          res,
+          { status: 401, type: 'text', body: 'Unauthorized: use HTTP Basic auth with your user name and API key' },
+          { 'WWW-Authenticate': 'Basic realm="api"' },
+        );
       }
       if (isAdmin) return this.send(res, await this.run(() => this.deps.admin!(method, path, parseBody(req, raw))));
       await this.serve(req, res, call, method, path, query, raw);
@@ -148,13 +161,23 @@ export class SandboxServer {
     }
   }
 
-  private async serve(req: IncomingMessage, res: ServerResponse, call: CallRecord, method: string, path: string, query: string, raw: string): Promise<void> {
+  private async serve(
+    req: IncomingMessage,
+    res: ServerResponse,
+    call: CallRecord,
+    method: string,
+    path: string,
+    query: string,
+    raw: string,
+  ): Promise<void> {
     const { knobs, quota, faults } = this.deps;
     const relative = path.startsWith(PREFIX) ? path.slice(PREFIX.length) || '/' : path;
     const fault = faults.decide(method, relative, knobs.failureRate, knobs.failureKinds);
     if (fault === 'quota' || !quota.take()) {
       await this.wait(knobs.latencyMs);
-      return this.send(res, text(403, 'Rate limit exceeded: the hourly quota of API calls is used up'), { 'X-RateLimit-Remaining': '0' });
+      return this.send(res, text(403, 'Rate limit exceeded: the hourly quota of API calls is used up'), {
+        'X-RateLimit-Remaining': '0',
+      });
     }
     if (fault) call.fault = fault;
     if (fault === 'drop') return dropConnection(req, call);
@@ -165,20 +188,32 @@ export class SandboxServer {
     await this.wait(knobs.latencyMs);
     if (fault === '500') return this.send(res, text(500, 'Internal Server Error'));
     let reply = await this.run(() => {
-      if (!path.startsWith(PREFIX + '/') && path !== PREFIX) throw new HttpError(404, 'Not found');
-      const segments = relative.split('/').filter((s) => s !== '').map(decodeSegment);
+      if (!path.startsWith(`${PREFIX}/`) && path !== PREFIX) throw new HttpError(404, 'Not found');
+      const segments = relative
+        .split('/')
+        .filter((s) => s !== '')
+        .map(decodeSegment);
       const ctx: RouteContext = {
         account: this.deps.account,
         defaultPageSize: knobs.defaultPageSize,
         ignorePaging: knobs.ignorePaging,
         sendDelay: (n) => this.wait(n * knobs.sendMsPerInvoice),
       };
-      return route(ctx, { method, segments, query: new URLSearchParams(query), body: parseBody(req, raw), ip: req.socket.remoteAddress ?? '' });
+      return route(ctx, {
+        method,
+        segments,
+        query: new URLSearchParams(query),
+        body: parseBody(req, raw),
+        ip: req.socket.remoteAddress ?? '',
+      });
     });
     if (fault === 'malformed') {
       // The operation happened, but the answer is cut short.
       const full = typeof reply.body === 'string' ? Buffer.from(reply.body, 'utf8') : reply.body;
-      const body = reply.type === 'json' ? full.subarray(0, Math.max(1, Math.floor(full.length / 2))) : `{"result": "${String(reply.body).slice(0, 2)}`;
+      const body =
+        reply.type === 'json'
+          ? full.subarray(0, Math.max(1, Math.floor(full.length / 2)))
+          : `{"result": "${String(reply.body).slice(0, 2)}`;
       reply = { status: 200, type: 'json', body };
     }
     this.send(res, reply);

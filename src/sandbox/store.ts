@@ -58,7 +58,8 @@ export class Account {
     const ctx: GenContext = { seed: options.seed, today: this.lastDay, clients: [] };
     for (let id = 1; id <= counts.clients; id++) this.tables.clients.put(id, generateRecord('clients', id, ctx));
     ctx.clients = this.tables.clients.records();
-    for (const entity of ENTITIES.slice(1)) for (let id = 1; id <= counts[entity]; id++) this.tables[entity].put(id, generateRecord(entity, id, ctx));
+    for (const entity of ENTITIES.slice(1))
+      for (let id = 1; id <= counts[entity]; id++) this.tables[entity].put(id, generateRecord(entity, id, ctx));
     const history = Math.min(counts.saved_invoices, 500);
     for (let id = 1; id <= history; id++) this.invoices.put(id, generateSentInvoice(options.seed, id, ctx));
     for (const entity of ENTITIES) this.tables[entity].warm();
@@ -133,8 +134,23 @@ export class Account {
       while (next && next <= today && (!final || next <= final)) {
         if (String(rec.repeattype).toLowerCase() === 'auto') {
           const invId = this.invoices.nextId();
-          const { datesaved: _a, initialdate: _b, nextsenddate: _c, finalsenddate: _d, frequency: _e, repeattype: _f, ...rest } = rec;
-          this.invoices.put(invId, { ...rest, id: String(invId), invoicenr: `${next.slice(0, 4)}-${String(invId).padStart(5, '0')}`, date: next, id_repeated: rec.id, sent: 'true' });
+          const {
+            datesaved: _a,
+            initialdate: _b,
+            nextsenddate: _c,
+            finalsenddate: _d,
+            frequency: _e,
+            repeattype: _f,
+            ...rest
+          } = rec;
+          this.invoices.put(invId, {
+            ...rest,
+            id: String(invId),
+            invoicenr: `${next.slice(0, 4)}-${String(invId).padStart(5, '0')}`,
+            date: next,
+            id_repeated: rec.id,
+            sent: 'true',
+          });
         }
         next = stepFrequency(next, String(rec.frequency));
         moved = true;
@@ -152,7 +168,8 @@ export class Account {
     const before = { price: rec.price, taxes: rec.taxes, clientnr: rec.clientnr };
     applyFields(entity, rec, changes, strict);
     if (entity === 'products') productSpecials(rec, changes, before, strict);
-    if (DOCUMENTS.includes(entity) && before.clientnr !== rec.clientnr) this.copyClientDetails(rec, entity === 'quotations');
+    if (DOCUMENTS.includes(entity) && before.clientnr !== rec.clientnr)
+      this.copyClientDetails(rec, entity === 'quotations');
     recompute(entity, rec);
   }
 
@@ -161,8 +178,13 @@ export class Account {
     const table = this.tables[entity];
     const key = keyOf(entity);
     const wanted = fields[key] !== undefined ? Number(fields[key]) : undefined;
-    const id = wanted !== undefined && Number.isInteger(wanted) && wanted > 0 && !table.has(wanted) ? wanted : table.nextId();
-    const ctx: GenContext = { seed: this.options.seed, today: this.today(), clients: entity === 'clients' ? [] : this.tables.clients.records() };
+    const id =
+      wanted !== undefined && Number.isInteger(wanted) && wanted > 0 && !table.has(wanted) ? wanted : table.nextId();
+    const ctx: GenContext = {
+      seed: this.options.seed,
+      today: this.today(),
+      clients: entity === 'clients' ? [] : this.tables.clients.records(),
+    };
     const rec = generateRecord(entity, id, ctx);
     const { [key]: _ignored, ...rest } = fields;
     this.change(entity, rec, rest, false);
@@ -241,7 +263,9 @@ function randomChange(entity: SandboxEntity, rng: Rng): Rec {
     case 'quotations':
       return { notes: stamp };
     case 'saved_invoices':
-      return { lines: [{ amount: int(rng, 1, 9), description: stamp, price: int(rng, 100, 9999) / 100, tax_rate: 21 }] };
+      return {
+        lines: [{ amount: int(rng, 1, 9), description: stamp, price: int(rng, 100, 9999) / 100, tax_rate: 21 }],
+      };
     case 'repeating_invoices':
       return { reference: { line1: stamp } };
   }

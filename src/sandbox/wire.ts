@@ -64,7 +64,11 @@ export function readDate(value: unknown, field: string): string {
   if (value === '' || value === null) return '';
   if (typeof value === 'string') {
     const m = /^(\d{4}-\d{2}-\d{2})(?:[T ][0-9:.]+(?:Z|[+-]\d{2}:?\d{2})?)?$/.exec(value.trim());
-    if (m && !Number.isNaN(new Date(`${m[1]}T00:00:00Z`).getTime()) && new Date(`${m[1]}T00:00:00Z`).toISOString().startsWith(m[1]!))
+    if (
+      m &&
+      !Number.isNaN(new Date(`${m[1]}T00:00:00Z`).getTime()) &&
+      new Date(`${m[1]}T00:00:00Z`).toISOString().startsWith(m[1]!)
+    )
       return m[1]!;
   }
   throw bad(`${field}: must be a date (YYYY-MM-DD)`);
@@ -88,7 +92,8 @@ export interface WireLine {
   linetotal?: number;
 }
 
-export const lineTotal = (amount: number, price: number, discountPct: number): number => round(amount * price * (1 - discountPct / 100), 2);
+export const lineTotal = (amount: number, price: number, discountPct: number): number =>
+  round(amount * price * (1 - discountPct / 100), 2);
 
 const LINE_NUMBERS = ['amount', 'tax_rate', 'price', 'discount_pct'] as const;
 
@@ -104,7 +109,9 @@ export function readLines(value: unknown, strict: boolean): WireLine[] {
     if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw bad(`${where}: must be an object`);
     const l = raw as Rec;
     const description = l.description === undefined ? '' : readString(l.description, `${where}: description`);
-    const isText = LINE_NUMBERS.every((k) => l[k] === undefined || l[k] === '') && (l.amount_desc === undefined || l.amount_desc === '');
+    const isText =
+      LINE_NUMBERS.every((k) => l[k] === undefined || l[k] === '') &&
+      (l.amount_desc === undefined || l.amount_desc === '');
     if (isText) return { description };
     const num = (k: (typeof LINE_NUMBERS)[number], dflt: number): number => {
       if (l[k] === undefined || l[k] === '') return dflt;
@@ -136,12 +143,16 @@ export function readLines(value: unknown, strict: boolean): WireLine[] {
 export function linesToWire(lines: WireLine[]): Rec | [] {
   if (lines.length === 0) return [];
   const out: Rec = {};
-  lines.forEach((l, i) => (out[`line${i + 1}`] = l));
+  for (const [i, l] of lines.entries()) out[`line${i + 1}`] = l;
   return out;
 }
 
 /** The totals the service keeps with a document (see the report in the closing note). */
-export function documentTotals(lines: WireLine[], discounttype: unknown, discount: unknown): { totalintax: number; totaldiscount: number } {
+export function documentTotals(
+  lines: WireLine[],
+  discounttype: unknown,
+  discount: unknown,
+): { totalintax: number; totaldiscount: number } {
   let gross = 0;
   for (const l of lines) if (l.linetotal !== undefined) gross += l.linetotal * (1 + (l.tax_rate ?? 0) / 100);
   const d = Number(discount) || 0;

@@ -90,7 +90,9 @@ export interface StagedRow extends RecordIdentity {
 function fieldOf(column: MirrorColumn, record: Record<string, unknown>): unknown {
   const value = record[column.field ?? column.name];
   if (column.subfield === undefined) return value;
-  return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>)[column.subfield] : undefined;
+  return value !== null && typeof value === 'object' && !Array.isArray(value)
+    ? (value as Record<string, unknown>)[column.subfield]
+    : undefined;
 }
 
 /** The key, text and hash of a parsed record (typed fields under their spec names, plus `raw`). */
@@ -103,7 +105,11 @@ export function identify(definition: EntityDefinition, record: Record<string, un
  * Maps a parsed record to a staged row. A sync identifies every record but stages only the ones
  * whose hash differs from the stored one, so an unchanged record costs no mapping.
  */
-export function toStagedRow(definition: EntityDefinition, record: Record<string, unknown>, identity = identify(definition, record)): StagedRow {
+export function toStagedRow(
+  definition: EntityDefinition,
+  record: Record<string, unknown>,
+  identity = identify(definition, record),
+): StagedRow {
   const raw = record.raw as Record<string, unknown>;
   const typed = definition.typedColumns.map((column) => fieldOf(column, record) ?? null);
   let overrides: Record<string, string | null> | null = null;

@@ -94,7 +94,10 @@ written as (
   insert into ${table} as t (${names.join(', ')}, raw, raw_hash)
   select ${names.join(', ')}, raw, raw_hash from incoming
   on conflict (${key}) do update set
-    ${names.filter((n) => n !== key).map((n) => `${n} = excluded.${n}`).join(',\n    ')},
+    ${names
+      .filter((n) => n !== key)
+      .map((n) => `${n} = excluded.${n}`)
+      .join(',\n    ')},
     raw = excluded.raw, raw_hash = excluded.raw_hash,
     last_changed_at = case when t.raw is distinct from excluded.raw or t.deleted_at is not null then now() else t.last_changed_at end,
     last_seen_at = now(), deleted_at = null
@@ -182,7 +185,11 @@ export function intArray(values: Iterable<number>): RawBuilder<number[]> {
  * hash differs. Reads the stored hashes of the page's keys (an index lookup) and compares them
  * here, so a page that needs nothing costs one small query and writes nothing.
  */
-export async function keysToMerge(db: Kysely<Database>, definition: EntityDefinition, rows: readonly RecordIdentity[]): Promise<Set<number>> {
+export async function keysToMerge(
+  db: Kysely<Database>,
+  definition: EntityDefinition,
+  rows: readonly RecordIdentity[],
+): Promise<Set<number>> {
   const key = sql.raw(quoteName(definition.key));
   const { rows: stored } = await sql<{ k: number; h: string | null }>`
     select ${key} as k, raw_hash as h from ${sql.table(definition.name)}
@@ -225,10 +232,13 @@ export async function writePage(
   const [head, middle, tail] = mergeSql(definition, mode);
   let counts: Omit<MergeResult, 'unchanged'>;
   try {
-    const { rows: answer } = await sql<Omit<MergeResult, 'unchanged'>>`${sql.raw(head)}${page.text}${sql.raw(middle)}${runId}${sql.raw(tail)}`.execute(db);
+    const { rows: answer } = await sql<
+      Omit<MergeResult, 'unchanged'>
+    >`${sql.raw(head)}${page.text}${sql.raw(middle)}${runId}${sql.raw(tail)}`.execute(db);
     counts = answer[0]!;
   } catch (error) {
-    if (mode === 'insert' && (error as { code?: string }).code === UNIQUE_VIOLATION) return writePage(db, definition, page, runId, 'merge');
+    if (mode === 'insert' && (error as { code?: string }).code === UNIQUE_VIOLATION)
+      return writePage(db, definition, page, runId, 'merge');
     throw error;
   }
   // Rehashed rows (the same record arriving as other text) count as unchanged.
@@ -285,7 +295,12 @@ lines_written as (
 }
 
 /** Marks the live rows that `condition` selects (alias `t`) deleted, each with a `changes` row. */
-async function markGone(db: Kysely<Database>, definition: EntityDefinition, condition: RawBuilder<boolean>, runId: number | null): Promise<number> {
+async function markGone(
+  db: Kysely<Database>,
+  definition: EntityDefinition,
+  condition: RawBuilder<boolean>,
+  runId: number | null,
+): Promise<number> {
   const key = sql.raw(quoteName(definition.key));
   const result = await sql<{ deleted: number }>`
     with gone as (
@@ -305,7 +320,13 @@ async function markGone(db: Kysely<Database>, definition: EntityDefinition, cond
  * After a complete pull: every live row that was not seen is marked deleted. Rows written after
  * the pull began (by a targeted refresh, say) are left alone: the pull could not have seen them.
  */
-export function sweepDeleted(db: Kysely<Database>, definition: EntityDefinition, seenKeys: Iterable<number>, pullStartedAt: Date, runId: number | null): Promise<number> {
+export function sweepDeleted(
+  db: Kysely<Database>,
+  definition: EntityDefinition,
+  seenKeys: Iterable<number>,
+  pullStartedAt: Date,
+  runId: number | null,
+): Promise<number> {
   const key = sql.raw(quoteName(definition.key));
   // NOT EXISTS over unnest becomes a hash anti-join; `<> all(array)` would compare every pair.
   const notSeen = sql<boolean>`t.last_changed_at < ${pullStartedAt} and not exists (select 1 from unnest(${intArray(seenKeys)}) as seen(key) where seen.key = t.${key})`;
@@ -313,7 +334,12 @@ export function sweepDeleted(db: Kysely<Database>, definition: EntityDefinition,
 }
 
 /** A record the service says no longer exists (a targeted refresh got 404): mark it deleted. */
-export async function markDeleted(db: Kysely<Database>, definition: EntityDefinition, keyValue: number, runId: number | null): Promise<boolean> {
+export async function markDeleted(
+  db: Kysely<Database>,
+  definition: EntityDefinition,
+  keyValue: number,
+  runId: number | null,
+): Promise<boolean> {
   const key = sql.raw(quoteName(definition.key));
   return (await markGone(db, definition, sql<boolean>`t.${key} = ${keyValue}`, runId)) > 0;
 }
@@ -323,12 +349,19 @@ export async function markDeleted(db: Kysely<Database>, definition: EntityDefini
  * no-change sync into a full-table write. Rows seen by a complete pull get a new `last_seen_at`
  * once it is older than `resolution`.
  */
-export async function touchSeen(db: Kysely<Database>, definition: EntityDefinition, seenKeys: Iterable<number>, resolutionHours: number): Promise<number> {
+export async function touchSeen(
+  db: Kysely<Database>,
+  definition: EntityDefinition,
+  seenKeys: Iterable<number>,
+  resolutionHours: number,
+): Promise<number> {
   const key = sql.raw(quoteName(definition.key));
   const table = sql.raw(definition.name);
   // Usually nothing is due: find that out without sending the keys.
   const { rows: due } = await sql<{ due: boolean }>`
-    select exists (select 1 from ${table} where deleted_at is null and last_seen_at < now() - make_interval(hours => ${resolutionHours})) as due`.execute(db);
+    select exists (select 1 from ${table} where deleted_at is null and last_seen_at < now() - make_interval(hours => ${resolutionHours})) as due`.execute(
+    db,
+  );
   if (!due[0]?.due) return 0;
   const result = await sql<{ touched: number }>`
     with seen as (

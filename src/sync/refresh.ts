@@ -35,11 +35,26 @@ export async function refreshRecords(
 ): Promise<RefreshOutcome> {
   const log = deps.logger ?? defaultLogger;
   const entities = [...new Set(targets.map((t) => t.entity))];
-  const run = await deps.db.insertInto('sync_runs').values({ kind: 'refresh', entities }).returning(['id']).executeTakeFirstOrThrow();
+  const run = await deps.db
+    .insertInto('sync_runs')
+    .values({ kind: 'refresh', entities })
+    .returning(['id'])
+    .executeTakeFirstOrThrow();
   const runId = Number(run.id);
   const requestsAtStart = deps.client.requestsMade;
-  const outcome: RefreshOutcome = { runId, status: 'succeeded', inserted: 0, updated: 0, deleted: 0, unchanged: 0, errors: [] };
-  const counts: Record<string, { fetched: number; inserted: number; updated: number; deleted: number; unchanged: number }> = {};
+  const outcome: RefreshOutcome = {
+    runId,
+    status: 'succeeded',
+    inserted: 0,
+    updated: 0,
+    deleted: 0,
+    unchanged: 0,
+    errors: [],
+  };
+  const counts: Record<
+    string,
+    { fetched: number; inserted: number; updated: number; deleted: number; unchanged: number }
+  > = {};
 
   for (const target of targets) {
     const definition = entityNamed(target.entity);
@@ -47,7 +62,11 @@ export async function refreshRecords(
     try {
       const record = await deps.client.get(target.entity, target.id);
       count.fetched++;
-      const merged = await deps.db.transaction().execute((trx) => mergePage(trx, definition, [toStagedRow(definition, record as unknown as Record<string, unknown>)], runId));
+      const merged = await deps.db
+        .transaction()
+        .execute((trx) =>
+          mergePage(trx, definition, [toStagedRow(definition, record as unknown as Record<string, unknown>)], runId),
+        );
       count.inserted += merged.inserted;
       count.updated += merged.updated + merged.restored;
       count.unchanged += merged.unchanged;
@@ -57,7 +76,10 @@ export async function refreshRecords(
         continue;
       }
       outcome.errors.push(`${target.entity} ${target.id}: ${errorMessage(error)}`);
-      log.warn({ entity: target.entity, id: target.id, error: errorMessage(error) }, 'refresh of a record failed; the next sync will catch up');
+      log.warn(
+        { entity: target.entity, id: target.id, error: errorMessage(error) },
+        'refresh of a record failed; the next sync will catch up',
+      );
     }
   }
 

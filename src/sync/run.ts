@@ -14,8 +14,24 @@ import type { EntityCounts, SyncRunStatus } from '../../migrations/0001_core.js'
 import { jsonb, lockKey, type Database } from '../db/index.js';
 import { RunError, errorMessage } from '../errors.js';
 import { logger as defaultLogger } from '../log.js';
-import { ENTITIES, identify, toStagedRow, type EntityDefinition, type MirrorTable, type RecordIdentity, type StagedRow } from './entities.js';
-import { keysToMerge, preparePage, sweepDeleted, touchSeen, writePage, type PreparedPage, type WriteMode } from './merge.js';
+import {
+  ENTITIES,
+  identify,
+  toStagedRow,
+  type EntityDefinition,
+  type MirrorTable,
+  type RecordIdentity,
+  type StagedRow,
+} from './entities.js';
+import {
+  keysToMerge,
+  preparePage,
+  sweepDeleted,
+  touchSeen,
+  writePage,
+  type PreparedPage,
+  type WriteMode,
+} from './merge.js';
 
 /** A record as the client parsed it: typed fields under their spec names, plus `raw`. */
 type ParsedRecord = Record<string, unknown>;
@@ -102,13 +118,19 @@ export async function runSync(deps: SyncDeps, options: SyncOptions): Promise<Syn
 
   // The lock is a session lock, so the whole run stays on one connection.
   return deps.db.connection().execute(async (db) => {
-    const { rows } = await sql<{ locked: boolean }>`select pg_try_advisory_lock(${lockKey(deps.schema, 'sync')}) as locked`.execute(db);
+    const { rows } = await sql<{
+      locked: boolean;
+    }>`select pg_try_advisory_lock(${lockKey(deps.schema, 'sync')}) as locked`.execute(db);
     if (!rows[0]?.locked) throw new SyncBusyError();
     try {
       // We hold the lock, so any run still marked running belongs to a process that died.
       await db
         .updateTable('sync_runs')
-        .set({ status: 'failed', finished_at: new Date(), error: 'interrupted: the process stopped before the run finished' })
+        .set({
+          status: 'failed',
+          finished_at: new Date(),
+          error: 'interrupted: the process stopped before the run finished',
+        })
         .where('status', '=', 'running')
         .where('kind', 'in', ['backfill', 'sync'])
         .execute();
@@ -119,7 +141,13 @@ export async function runSync(deps: SyncDeps, options: SyncOptions): Promise<Syn
   });
 }
 
-async function pullAll(db: Kysely<Database>, deps: SyncDeps, options: SyncOptions, definitions: readonly EntityDefinition[], log: Logger): Promise<SyncOutcome> {
+async function pullAll(
+  db: Kysely<Database>,
+  deps: SyncDeps,
+  options: SyncOptions,
+  definitions: readonly EntityDefinition[],
+  log: Logger,
+): Promise<SyncOutcome> {
   const run = await db
     .insertInto('sync_runs')
     .values({ kind: options.kind, entities: definitions.map((d) => d.name) })
@@ -146,23 +174,47 @@ async function pullAll(db: Kysely<Database>, deps: SyncDeps, options: SyncOption
 
   const results = Object.values(outcomes) as EntityOutcome[];
   const completed = results.filter((o) => o.complete).length;
-  const status: SyncRunStatus = completed === definitions.length ? 'succeeded' : completed === 0 && results.every((o) => o.fetched === 0) ? 'failed' : 'partial';
+  const status: SyncRunStatus =
+    completed === definitions.length
+      ? 'succeeded'
+      : completed === 0 && results.every((o) => o.fetched === 0)
+        ? 'failed'
+        : 'partial';
   const errors = results.filter((o) => o.error).map((o) => o.error!);
   if (stopReason && !errors.includes(stopReason)) errors.push(stopReason);
   const error = errors.length > 0 ? errors.join('; ') : null;
   const requestsMade = deps.client.requestsMade - requestsAtStart;
   await db
     .updateTable('sync_runs')
-    .set({ status, finished_at: new Date(), error, requests_made: requestsMade, counts: jsonb(countsOf(outcomes)), rate_limit_remaining: deps.client.rateLimitRemaining })
+    .set({
+      status,
+      finished_at: new Date(),
+      error,
+      requests_made: requestsMade,
+      counts: jsonb(countsOf(outcomes)),
+      rate_limit_remaining: deps.client.rateLimitRemaining,
+    })
     .where('id', '=', runId)
     .execute();
   log.info({ runId, status, requestsMade, counts: countsOf(outcomes), error }, 'sync run finished');
   return { runId, status, entities: outcomes, requestsMade, error };
 }
 
-function countsOf(outcomes: Partial<Record<MirrorTable, EntityOutcome>>): Record<string, EntityCounts & { restored: number }> {
+function countsOf(
+  outcomes: Partial<Record<MirrorTable, EntityOutcome>>,
+): Record<string, EntityCounts & { restored: number }> {
   return Object.fromEntries(
-    Object.entries(outcomes).map(([name, o]) => [name, { fetched: o!.fetched, inserted: o!.inserted, updated: o!.updated, restored: o!.restored, deleted: o!.deleted, unchanged: o!.unchanged }]),
+    Object.entries(outcomes).map(([name, o]) => [
+      name,
+      {
+        fetched: o!.fetched,
+        inserted: o!.inserted,
+        updated: o!.updated,
+        restored: o!.restored,
+        deleted: o!.deleted,
+        unchanged: o!.unchanged,
+      },
+    ]),
   );
 }
 
@@ -179,7 +231,15 @@ async function pullEntity(
   log: Logger,
 ): Promise<{ outcome: EntityOutcome; stopRun: boolean }> {
   let stopRun = false;
-  const outcome: EntityOutcome = { fetched: 0, inserted: 0, updated: 0, restored: 0, deleted: 0, unchanged: 0, complete: false };
+  const outcome: EntityOutcome = {
+    fetched: 0,
+    inserted: 0,
+    updated: 0,
+    restored: 0,
+    deleted: 0,
+    unchanged: 0,
+    complete: false,
+  };
   const seen = new Set<number>();
   let unidentified = 0;
   let problems = 0;
@@ -195,7 +255,9 @@ async function pullEntity(
 
   // Into an empty table every record is new: skip asking which ones changed, and write pages
   // with plain inserts until one meets a stored key (then writePage merged it instead).
-  const { rows: emptiness } = await sql<{ empty: boolean }>`select not exists (select 1 from ${sql.table(definition.name)}) as empty`.execute(db);
+  const { rows: emptiness } = await sql<{
+    empty: boolean;
+  }>`select not exists (select 1 from ${sql.table(definition.name)}) as empty`.execute(db);
   const tableWasEmpty = emptiness[0]!.empty;
   let mode: WriteMode = tableWasEmpty ? 'insert' : 'merge';
 
@@ -232,7 +294,10 @@ async function pullEntity(
         const id = problem.id !== null && /^\d+$/.test(problem.id) ? Number(problem.id) : null;
         if (id === null) unidentified++;
         else seen.add(id); // it exists upstream, even if we cannot read it: never sweep it
-        log.warn({ entity: definition.name, id: problem.id, field: problem.field }, `unreadable record skipped: ${problem.message}`);
+        log.warn(
+          { entity: definition.name, id: problem.id, field: problem.field },
+          `unreadable record skipped: ${problem.message}`,
+        );
       }
       const records = page.records as unknown as ParsedRecord[];
       const identities = records.map((record) => identify(definition, record));
@@ -241,7 +306,12 @@ async function pullEntity(
       // The next page is fetched while this one is written; at most writeConcurrency in flight.
       if (inFlight.length >= Math.max(1, deps.writeConcurrency ?? 1)) await inFlight.shift();
       inFlight.push(tableWasEmpty ? write(stage(records, identities, null)) : compareAndWrite(records, identities));
-      options.onProgress?.({ entity: definition.name, fetched: outcome.fetched, elapsedMs: Date.now() - began, done: false });
+      options.onProgress?.({
+        entity: definition.name,
+        fetched: outcome.fetched,
+        elapsedMs: Date.now() - began,
+        done: false,
+      });
       if (options.signal?.aborted) {
         stoppedEarly = true;
         break;
@@ -252,7 +322,8 @@ async function pullEntity(
     await Promise.allSettled(inFlight);
     outcome.error = `${definition.name}: ${errorMessage(error)}`;
     // Without a quota, valid credentials or a reachable service the other entities would fail the same way.
-    if (error instanceof RateLimitedError || error instanceof AuthenticationError || error instanceof NetworkError) stopRun = true;
+    if (error instanceof RateLimitedError || error instanceof AuthenticationError || error instanceof NetworkError)
+      stopRun = true;
     else if (!(error instanceof ApiError)) log.error({ err: error, entity: definition.name }, 'pull failed');
     log.warn({ entity: definition.name, error: outcome.error }, 'pull stopped early; nothing is marked deleted');
   }
@@ -268,15 +339,23 @@ async function pullEntity(
     await db
       .insertInto('entity_pulls')
       .values({ entity: definition.name, last_complete_at: new Date(), last_complete_run_id: runId })
-      .onConflict((oc) => oc.column('entity').doUpdateSet({ last_complete_at: new Date(), last_complete_run_id: runId }))
+      .onConflict((oc) =>
+        oc.column('entity').doUpdateSet({ last_complete_at: new Date(), last_complete_run_id: runId }),
+      )
       .execute();
     outcome.complete = problems === 0;
   }
   if (!outcome.error) {
     if (stoppedEarly) outcome.error = `${definition.name}: stopped before the end of the list`;
-    else if (!stream.complete) outcome.error = `${definition.name}: the list did not end cleanly (${stream.warnings.join('; ') || 'incomplete'})`;
+    else if (!stream.complete)
+      outcome.error = `${definition.name}: the list did not end cleanly (${stream.warnings.join('; ') || 'incomplete'})`;
     else if (problems > 0) outcome.error = `${definition.name}: ${problems} unreadable record(s) skipped`;
   }
-  options.onProgress?.({ entity: definition.name, fetched: outcome.fetched, elapsedMs: Date.now() - began, done: true });
+  options.onProgress?.({
+    entity: definition.name,
+    fetched: outcome.fetched,
+    elapsedMs: Date.now() - began,
+    done: true,
+  });
   return { outcome, stopRun };
 }

@@ -126,7 +126,9 @@ describe('typed errors', () => {
     expect(api.pausedUntil?.getTime()).toBe(retryAt.getTime());
     // While paused, further calls fail at once without a request.
     expect(await caught(jobs.updateProduct(1, { notes: 'x' }))).toBeInstanceOf(RateLimitedError);
-    expect(await caught(api.list('clients', { wait: false })[Symbol.asyncIterator]().next())).toBeInstanceOf(RateLimitedError);
+    expect(await caught(api.list('clients', { wait: false })[Symbol.asyncIterator]().next())).toBeInstanceOf(
+      RateLimitedError,
+    );
     expect(sb.calls).toHaveLength(1);
   });
 });

@@ -25,7 +25,15 @@ export async function sandbox(options: SandboxOptions = {}): Promise<Sandbox> {
 
 /** A client with test-friendly timings; retries fast. */
 export function clientFor(sb: Sandbox, options: Partial<ClientOptions> = {}): InvoicingClient {
-  const api = new InvoicingClient({ baseUrl: sb.url, user: sb.user, apiKey: sb.apiKey, retryBaseMs: 5, timeoutMs: 2_000, logger: quiet, ...options });
+  const api = new InvoicingClient({
+    baseUrl: sb.url,
+    user: sb.user,
+    apiKey: sb.apiKey,
+    retryBaseMs: 5,
+    timeoutMs: 2_000,
+    logger: quiet,
+    ...options,
+  });
   open.push(api);
   return api;
 }

@@ -103,7 +103,12 @@ describe('quotations', () => {
   it('saves a draft, sends it (new id), approves, removes approval, sets a status, deletes', async () => {
     const sb = await sandbox();
     const api = clientFor(sb);
-    const draftId = await api.createQuotation({ action: 'save', clientnr: 1, savename: 'api-test', lines: [{ amount: 1, price: 5, description: 'x', tax_rate: 21 }] });
+    const draftId = await api.createQuotation({
+      action: 'save',
+      clientnr: 1,
+      savename: 'api-test',
+      lines: [{ amount: 1, price: 5, description: 'x', tax_rate: 21 }],
+    });
     const draft = await api.getQuotation(draftId);
     expect([draft.sent, draft.approved, draft.lines.length]).toEqual([false, null, 1]);
     const refused = await caught(api.approveQuotation(draftId, { name: 'Jan', date: '2026-11-01', comments: '' }));
@@ -112,7 +117,11 @@ describe('quotations', () => {
     const sentId = await api.sendQuotation(draftId, 'email');
     expect(sentId).not.toBe(draftId);
     await api.approveQuotation(sentId, { name: 'Jan', date: '2026-11-02', comments: 'akkoord' });
-    expect((await api.getQuotation(sentId)).approved).toMatchObject({ name: 'Jan', date: '2026-11-02', comments: 'akkoord' });
+    expect((await api.getQuotation(sentId)).approved).toMatchObject({
+      name: 'Jan',
+      date: '2026-11-02',
+      comments: 'akkoord',
+    });
     await api.removeQuotationApproval(sentId);
     expect((await api.getQuotation(sentId)).approved).toBeNull();
     await api.setQuotationStatus(sentId, 'billable');

@@ -112,7 +112,17 @@ describe('paging', () => {
 describe('a page with a record that cannot be understood', () => {
   it('reports it with id and field and hands out the rest of the page', async () => {
     // The sandbox only stores valid records, so this one page comes from a tiny server of its own.
-    const good = (id: number) => ({ id: String(id), code: `P${id}`, name: 'x', price: '1.5', taxes: '21', priceintax: '1.82', notes: '', stock: false, stock_use: 'false' });
+    const good = (id: number) => ({
+      id: String(id),
+      code: `P${id}`,
+      name: 'x',
+      price: '1.5',
+      taxes: '21',
+      priceintax: '1.82',
+      notes: '',
+      stock: false,
+      stock_use: 'false',
+    });
     const body = JSON.stringify([good(1), { ...good(2), price: 'abc' }, { ...good(3), id: '' }, good(4)]);
     const server = createServer((req, res) => {
       res.writeHead(200, { 'content-type': 'application/json', 'x-ratelimit-remaining': '999' });
@@ -121,7 +131,9 @@ describe('a page with a record that cannot be understood', () => {
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     try {
       const port = (server.address() as AddressInfo).port;
-      const api = clientFor({ url: `http://127.0.0.1:${port}/api/v1`, user: 'u', apiKey: 'k-test' } as Sandbox, { pageSize: 4 });
+      const api = clientFor({ url: `http://127.0.0.1:${port}/api/v1`, user: 'u', apiKey: 'k-test' } as Sandbox, {
+        pageSize: 4,
+      });
       const stream = api.list('products');
       const pages = await collect(stream);
       expect(pages[0]!.records.map((r) => r.id)).toEqual([1, 4]);

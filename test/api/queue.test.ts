@@ -11,7 +11,11 @@ describe('one request in flight', () => {
   it('the sandbox does see parallel requests when a caller makes them (control)', async () => {
     const sb = await sandbox({ latencyMs: 30 });
     const auth = `Basic ${Buffer.from(`${sb.user}:${sb.apiKey}`).toString('base64')}`;
-    await Promise.all([1, 2, 3].map((id) => fetch(`${sb.url}/clients/${id}`, { headers: { authorization: auth } }).then((r) => r.text())));
+    await Promise.all(
+      [1, 2, 3].map((id) =>
+        fetch(`${sb.url}/clients/${id}`, { headers: { authorization: auth } }).then((r) => r.text()),
+      ),
+    );
     expect(sb.maxConcurrency()).toBeGreaterThan(1);
   });
 
@@ -25,7 +29,10 @@ describe('one request in flight', () => {
       for await (const page of api.list(entity, { pageSize: 7 })) n += page.records.length;
       return n;
     };
-    const sendIds = sb.store.list('saved_invoices').slice(0, 12).map((r) => Number(r.id));
+    const sendIds = sb.store
+      .list('saved_invoices')
+      .slice(0, 12)
+      .map((r) => Number(r.id));
     const [clients, products, quotations, , ...rest] = await Promise.all([
       drain('clients'),
       drain('products'),
@@ -68,7 +75,14 @@ describe('quota pause', () => {
     expect([client.clientnr, product.id]).toEqual([4, 1]);
     expect(api.pausedUntil).toBeNull();
     const calls = sb.calls;
-    expect(calls.map((c) => `${c.status} ${c.path.slice(7)}`)).toEqual(['200 /clients/1', '200 /clients/2', '200 /clients/3', '403 /clients/4', '200 /clients/4', '200 /products/1']);
+    expect(calls.map((c) => `${c.status} ${c.path.slice(7)}`)).toEqual([
+      '200 /clients/1',
+      '200 /clients/2',
+      '200 /clients/3',
+      '403 /clients/4',
+      '200 /clients/4',
+      '200 /products/1',
+    ]);
     // Nothing went out during the pause.
     expect(calls[4]!.startedAt - calls[3]!.endedAt).toBeGreaterThanOrEqual(390);
   });
@@ -89,7 +103,12 @@ describe('quota pause', () => {
   });
 
   it('a later, shorter pause never shortens a longer one', () => {
-    const gate = new AccountGate({ requestsPerHour: 0, rateLimitPauseMs: 1000, slowDownBelow: 0, logger: pino({ level: 'silent' }) });
+    const gate = new AccountGate({
+      requestsPerHour: 0,
+      rateLimitPauseMs: 1000,
+      slowDownBelow: 0,
+      logger: pino({ level: 'silent' }),
+    });
     const long = gate.pause('GET /a', 60_000);
     gate.pause('GET /b', 10);
     expect(gate.pausedUntil!.getTime()).toBe(long.getTime());

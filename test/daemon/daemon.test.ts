@@ -7,7 +7,10 @@ import { useSandbox } from '../support/sandbox.js';
 import { useTestDatabase } from '../support/test-database.js';
 
 const database = useTestDatabase();
-const env = useSandbox({ perEntity: { clients: 40, products: 40, quotations: 40, saved_invoices: 40, repeating_invoices: 20 }, sendMsPerInvoice: 50 });
+const env = useSandbox({
+  perEntity: { clients: 40, products: 40, quotations: 40, saved_invoices: 40, repeating_invoices: 20 },
+  sendMsPerInvoice: 50,
+});
 const daemons: ChildProcess[] = [];
 afterEach(() => {
   for (const child of daemons.splice(0)) if (child.exitCode === null) child.kill('SIGKILL');
@@ -59,7 +62,11 @@ async function startDaemon(extra: Record<string, string> = {}): Promise<Daemon> 
   return { child, url, exited, stderr: () => stderr };
 }
 
-async function waitFor<T>(what: string, probe: () => Promise<T | undefined | null | false>, timeoutMs = 15_000): Promise<T> {
+async function waitFor<T>(
+  what: string,
+  probe: () => Promise<T | undefined | null | false>,
+  timeoutMs = 15_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe();
@@ -73,14 +80,29 @@ describe('invoice-mirror daemon', () => {
   it('syncs at start, runs a job inserted by plain SQL at once, answers /healthz and /metrics, and stops cleanly', async () => {
     const { db } = database.current.handle;
     const daemon = await startDaemon();
-    await waitFor('the first sync', async () => (await db.selectFrom('sync_runs').select('status').where('kind', '=', 'sync').where('status', '=', 'succeeded').executeTakeFirst()) ?? false);
+    await waitFor(
+      'the first sync',
+      async () =>
+        (await db
+          .selectFrom('sync_runs')
+          .select('status')
+          .where('kind', '=', 'sync')
+          .where('status', '=', 'succeeded')
+          .executeTakeFirst()) ?? false,
+    );
 
     const product = Number(env.sandbox.store.list('products')[0]!.id);
     const inserted = await sql<{ id: number; created_at: Date }>`
-      insert into jobs (kind, payload) values ('set_product_stock', ${JSON.stringify({ id: product, stock: 7 })}::text::jsonb) returning id, created_at`.execute(db);
+      insert into jobs (kind, payload) values ('set_product_stock', ${JSON.stringify({ id: product, stock: 7 })}::text::jsonb) returning id, created_at`.execute(
+      db,
+    );
     const jobId = inserted.rows[0]!.id;
     const done = await waitFor('the job', async () => {
-      const job = await db.selectFrom('jobs').select(['status', 'started_at', 'created_at']).where('id', '=', jobId).executeTakeFirst();
+      const job = await db
+        .selectFrom('jobs')
+        .select(['status', 'started_at', 'created_at'])
+        .where('id', '=', jobId)
+        .executeTakeFirst();
       return job?.status === 'succeeded' ? job : undefined;
     });
     // Picked up long before the 10-minute poll: NOTIFY woke the runner.
@@ -89,8 +111,18 @@ describe('invoice-mirror daemon', () => {
 
     const health = await fetch(`${daemon.url}/healthz`);
     expect(health.status).toBe(200);
-    const report = (await health.json()) as { status: string; database: string; lastSync: { status: string }; queue: Record<string, number> };
-    expect(report).toMatchObject({ status: 'ok', database: 'ok', lastSync: { status: 'succeeded' }, queue: { succeeded: 1 } });
+    const report = (await health.json()) as {
+      status: string;
+      database: string;
+      lastSync: { status: string };
+      queue: Record<string, number>;
+    };
+    expect(report).toMatchObject({
+      status: 'ok',
+      database: 'ok',
+      lastSync: { status: 'succeeded' },
+      queue: { succeeded: 1 },
+    });
 
     const metrics = await (await fetch(`${daemon.url}/metrics`)).text();
     expect(metrics).toMatch(/^invoice_mirror_jobs\{status="succeeded"\} 1$/m);
@@ -111,14 +143,25 @@ describe('invoice-mirror daemon', () => {
     env.sandbox.knobs.sendMsPerInvoice = 800;
     try {
       const daemon = await startDaemon();
-      const ids = env.sandbox.store.list('saved_invoices').slice(0, 2).map((r) => Number(r.id));
+      const ids = env.sandbox.store
+        .list('saved_invoices')
+        .slice(0, 2)
+        .map((r) => Number(r.id));
       const inserted = await sql<{ id: number }>`
-        insert into jobs (kind, payload) values ('send_saved_invoices', ${JSON.stringify({ ids, delete: false })}::text::jsonb) returning id`.execute(db);
+        insert into jobs (kind, payload) values ('send_saved_invoices', ${JSON.stringify({ ids, delete: false })}::text::jsonb) returning id`.execute(
+        db,
+      );
       const jobId = inserted.rows[0]!.id;
-      await waitFor('the send to start', async () => env.sandbox.calls.some((c) => c.method === 'POST' && c.endedAt === Infinity));
+      await waitFor('the send to start', async () =>
+        env.sandbox.calls.some((c) => c.method === 'POST' && c.endedAt === Infinity),
+      );
       daemon.child.kill('SIGTERM');
       expect(await daemon.exited).toBe(0);
-      const job = await db.selectFrom('jobs').select(['status', 'result']).where('id', '=', jobId).executeTakeFirstOrThrow();
+      const job = await db
+        .selectFrom('jobs')
+        .select(['status', 'result'])
+        .where('id', '=', jobId)
+        .executeTakeFirstOrThrow();
       expect(job.status).toBe('succeeded');
       const sends = env.sandbox.calls.filter((c) => c.method === 'POST');
       expect(sends.at(-1)!.status).toBe(200);
@@ -135,12 +178,19 @@ describe('invoice-mirror daemon', () => {
     env.sandbox.clearCalls();
     try {
       const [a, b] = await Promise.all([startDaemon(), startDaemon()]);
-      const products = env.sandbox.store.list('products').slice(0, 6).map((r) => Number(r.id));
+      const products = env.sandbox.store
+        .list('products')
+        .slice(0, 6)
+        .map((r) => Number(r.id));
       for (const [i, id] of products.entries()) {
-        await sql`insert into jobs (kind, payload) values ('set_product_stock', ${JSON.stringify({ id, stock: 100 + i })}::text::jsonb)`.execute(db);
+        await sql`insert into jobs (kind, payload) values ('set_product_stock', ${JSON.stringify({ id, stock: 100 + i })}::text::jsonb)`.execute(
+          db,
+        );
       }
       await waitFor('all jobs', async () => {
-        const { rows } = await sql<{ n: number }>`select count(*)::int as n from jobs where status = 'queued' or status = 'running'`.execute(db);
+        const { rows } = await sql<{
+          n: number;
+        }>`select count(*)::int as n from jobs where status = 'queued' or status = 'running'`.execute(db);
         return rows[0]!.n === 0;
       });
       a.child.kill('SIGTERM');
@@ -148,12 +198,25 @@ describe('invoice-mirror daemon', () => {
       expect(await a.exited).toBe(0);
       expect(await b.exited).toBe(0);
 
-      const runs = await db.selectFrom('sync_runs').select(['started_at', 'finished_at']).where('kind', '=', 'sync').orderBy('started_at').execute();
+      const runs = await db
+        .selectFrom('sync_runs')
+        .select(['started_at', 'finished_at'])
+        .where('kind', '=', 'sync')
+        .orderBy('started_at')
+        .execute();
       expect(runs.length).toBeGreaterThanOrEqual(1);
-      for (let i = 1; i < runs.length; i++) expect(runs[i]!.started_at.getTime()).toBeGreaterThanOrEqual(runs[i - 1]!.finished_at!.getTime());
-      const jobs = await db.selectFrom('jobs').select(['started_at', 'finished_at', 'status']).where('kind', '=', 'set_product_stock').where('status', '=', 'succeeded').orderBy('started_at').execute();
+      for (let i = 1; i < runs.length; i++)
+        expect(runs[i]!.started_at.getTime()).toBeGreaterThanOrEqual(runs[i - 1]!.finished_at!.getTime());
+      const jobs = await db
+        .selectFrom('jobs')
+        .select(['started_at', 'finished_at', 'status'])
+        .where('kind', '=', 'set_product_stock')
+        .where('status', '=', 'succeeded')
+        .orderBy('started_at')
+        .execute();
       expect(jobs.length).toBeGreaterThanOrEqual(6);
-      for (let i = 1; i < jobs.length; i++) expect(jobs[i]!.started_at!.getTime()).toBeGreaterThanOrEqual(jobs[i - 1]!.finished_at!.getTime());
+      for (let i = 1; i < jobs.length; i++)
+        expect(jobs[i]!.started_at!.getTime()).toBeGreaterThanOrEqual(jobs[i - 1]!.finished_at!.getTime());
       // And the service saw every call, syncs' and jobs' of both daemons, one at a time.
       expect(env.sandbox.calls.filter((c) => c.method === 'PUT').length).toBeGreaterThanOrEqual(6);
       expect(env.sandbox.maxConcurrency()).toBe(1);
@@ -169,7 +232,12 @@ describe('invoice-mirror daemon', () => {
     expect(text.stdout).toMatch(/products\s+40\s+0/);
     expect(text.stdout).toMatch(/Rate limit: \d+ requests left this hour/);
     const json = await runCli(['status', '--json'], { env: database.current.env });
-    const parsed = JSON.parse(json.stdout) as { runs: unknown[]; mirror: Array<{ table: string; live: number }>; queue: Array<{ status: string; jobs: number }>; rateLimit: { remaining: number } };
+    const parsed = JSON.parse(json.stdout) as {
+      runs: unknown[];
+      mirror: Array<{ table: string; live: number }>;
+      queue: Array<{ status: string; jobs: number }>;
+      rateLimit: { remaining: number };
+    };
     expect(parsed.mirror.find((m) => m.table === 'clients')!.live).toBe(40);
     expect(parsed.queue.find((q) => q.status === 'succeeded')!.jobs).toBeGreaterThanOrEqual(7);
     expect(parsed.rateLimit.remaining).toBeGreaterThan(0);

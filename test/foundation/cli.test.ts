@@ -21,7 +21,8 @@ function freshSchema(): string {
 async function tablesIn(schema: string): Promise<string[]> {
   const client = postgres(databaseUrl(), { max: 1 });
   try {
-    const rows = await client`select table_name from information_schema.tables where table_schema = ${schema} order by 1`;
+    const rows =
+      await client`select table_name from information_schema.tables where table_schema = ${schema} order by 1`;
     return rows.map((row) => row.table_name as string);
   } finally {
     await client.end();
@@ -35,7 +36,9 @@ describe('invoice-mirror migrate', () => {
     const first = await runCli(['migrate'], { env });
     expect(first.code).toBe(0);
     expect(first.stderr).toContain('applied migrations');
-    expect(await tablesIn(schema)).toEqual(expect.arrayContaining(['changes', 'jobs', 'schema_migrations', 'sync_runs']));
+    expect(await tablesIn(schema)).toEqual(
+      expect.arrayContaining(['changes', 'jobs', 'schema_migrations', 'sync_runs']),
+    );
 
     const second = await runCli(['migrate'], { env });
     expect(second.code).toBe(0);
@@ -45,7 +48,11 @@ describe('invoice-mirror migrate', () => {
   it('succeeds in both of two processes started together', async () => {
     const schema = freshSchema();
     const env = { DATABASE_URL: databaseUrl(), MIRROR_SCHEMA: schema, LOG_LEVEL: 'info' };
-    const results = await Promise.all([runCli(['migrate'], { env }), runCli(['migrate'], { env }), runCli(['migrate'], { env })]);
+    const results = await Promise.all([
+      runCli(['migrate'], { env }),
+      runCli(['migrate'], { env }),
+      runCli(['migrate'], { env }),
+    ]);
     expect(results.map((r) => r.code)).toEqual([0, 0, 0]);
     // Exactly one of them applied the migrations; the others waited on the lock and found none.
     expect(results.filter((r) => r.stderr.includes('applied migrations'))).toHaveLength(1);
@@ -55,9 +62,19 @@ describe('invoice-mirror migrate', () => {
 describe('bad settings and arguments', () => {
   const cases: Array<[string, Record<string, string>, RegExp, number]> = [
     ['unparseable DATABASE_URL', { DATABASE_URL: 'postgres//nope' }, /^invoice-mirror: DATABASE_URL: must be a URL/, 2],
-    ['bad API URL', { INVOICING_API_URL: 'https://example.com/v2' }, /^invoice-mirror: INVOICING_API_URL: must be an http\(s\) URL ending in \/api\/v1$/, 2],
+    [
+      'bad API URL',
+      { INVOICING_API_URL: 'https://example.com/v2' },
+      /^invoice-mirror: INVOICING_API_URL: must be an http\(s\) URL ending in \/api\/v1$/,
+      2,
+    ],
     ['unknown LOG_LEVEL', { LOG_LEVEL: 'chatty' }, /^invoice-mirror: LOG_LEVEL: must be one of /, 2],
-    ['unreachable database', { DATABASE_URL: 'postgres://someone:hunter2hunter2@127.0.0.1:1/nowhere' }, /^invoice-mirror: cannot connect to the database at 127\.0\.0\.1:1\/nowhere: .*ECONNREFUSED/, 1],
+    [
+      'unreachable database',
+      { DATABASE_URL: 'postgres://someone:hunter2hunter2@127.0.0.1:1/nowhere' },
+      /^invoice-mirror: cannot connect to the database at 127\.0\.0\.1:1\/nowhere: .*ECONNREFUSED/,
+      1,
+    ],
   ];
   for (const [name, env, message, code] of cases) {
     it(`${name}: one line, exit code ${code}, no stack trace`, async () => {
@@ -73,7 +90,13 @@ describe('bad settings and arguments', () => {
 
   it('exits 2 on an unknown command or option, 0 on --help and --version', async () => {
     expect((await runCli(['frobnicate'])).code).toBe(2);
-    expect((await runCli(['sql', 'select 1', '--format', 'xml'], { env: { DATABASE_URL: databaseUrl(), MIRROR_SCHEMA: freshSchema() } })).code).toBe(2);
+    expect(
+      (
+        await runCli(['sql', 'select 1', '--format', 'xml'], {
+          env: { DATABASE_URL: databaseUrl(), MIRROR_SCHEMA: freshSchema() },
+        })
+      ).code,
+    ).toBe(2);
     const help = await runCli(['--help']);
     expect(help.code).toBe(0);
     expect(help.stdout).toContain('migrate');
@@ -107,9 +130,12 @@ describe('embedded database', () => {
       const migrateRun = await runCli(['migrate'], { env, cwd: dir });
       expect(migrateRun.code).toBe(0);
       expect(migrateRun.stdout).toContain('embedded database');
-      const query = await runCli(['sql', 'select name from schema_migrations order by name', '--format', 'csv'], { env, cwd: dir });
+      const query = await runCli(['sql', 'select name from schema_migrations order by name', '--format', 'csv'], {
+        env,
+        cwd: dir,
+      });
       expect(query.code).toBe(0);
-      expect(query.stdout).toBe(['name', ...migrations.map((m) => m.name)].join('\n') + '\n');
+      expect(query.stdout).toBe(`${['name', ...migrations.map((m) => m.name)].join('\n')}\n`);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -25,11 +25,17 @@ describe('loadConfig', () => {
   });
 
   it('names the setting and the problem in one line', () => {
-    expect(errorOf({ INVOICING_API_URL: 'ftp://example.com/api/v1' })).toBe('INVOICING_API_URL: must be an http(s) URL ending in /api/v1');
-    expect(errorOf({ INVOICING_API_URL: 'https://example.com/api' })).toBe('INVOICING_API_URL: must be an http(s) URL ending in /api/v1');
+    expect(errorOf({ INVOICING_API_URL: 'ftp://example.com/api/v1' })).toBe(
+      'INVOICING_API_URL: must be an http(s) URL ending in /api/v1',
+    );
+    expect(errorOf({ INVOICING_API_URL: 'https://example.com/api' })).toBe(
+      'INVOICING_API_URL: must be an http(s) URL ending in /api/v1',
+    );
     expect(errorOf({ DATABASE_URL: 'not a url' })).toMatch(/^DATABASE_URL: must be a URL like postgres:\/\//);
     expect(errorOf({ DATABASE_URL: 'mysql://localhost/db' })).toMatch(/^DATABASE_URL: /);
-    expect(errorOf({ LOG_LEVEL: 'loud' })).toBe('LOG_LEVEL: must be one of fatal, error, warn, info, debug, trace, silent');
+    expect(errorOf({ LOG_LEVEL: 'loud' })).toBe(
+      'LOG_LEVEL: must be one of fatal, error, warn, info, debug, trace, silent',
+    );
     expect(errorOf({ MIRROR_SCHEMA: 'Bad-Name' })).toMatch(/^MIRROR_SCHEMA: /);
     expect(errorOf({ SYNC_CRON: 'every minute' })).toMatch(/^SYNC_CRON: must be a cron expression/);
     expect(errorOf({ HEALTH_PORT: '70000' })).toBe('HEALTH_PORT: must be a whole number from 0 to 65535');
@@ -43,7 +49,10 @@ describe('loadConfig', () => {
   });
 
   it('uses the sandbox credentials for a local URL and requires them otherwise', () => {
-    expect(apiCredentials(loadConfig({ INVOICING_API_URL: 'http://localhost:4010/api/v1' }))).toEqual({ user: 'sandbox', apiKey: 'sandbox' });
+    expect(apiCredentials(loadConfig({ INVOICING_API_URL: 'http://localhost:4010/api/v1' }))).toEqual({
+      user: 'sandbox',
+      apiKey: 'sandbox',
+    });
     expect(() => apiCredentials(loadConfig({}))).toThrow('INVOICING_API_USER: is required');
     expect(() => apiCredentials(loadConfig({ INVOICING_API_USER: 'me' }))).toThrow('INVOICING_API_KEY: is required');
   });

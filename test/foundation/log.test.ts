@@ -30,7 +30,10 @@ describe('logging', () => {
     log.info({ apiKey }, 'configured');
     log.info({ headers: { authorization: `Basic ${basic}` } }, 'request');
     log.warn(`request failed with Authorization: Basic ${basic}`);
-    log.error({ err: new Error(`could not connect to postgres://mirror:${password}@db.example:5432/books`) }, 'db down');
+    log.error(
+      { err: new Error(`could not connect to postgres://mirror:${password}@db.example:5432/books`) },
+      'db down',
+    );
     log.debug({ nested: { deeper: { note: `the key is ${apiKey}` } } }, `key ${apiKey} in the message`);
     log.info({ url: 'postgres://someone:other-secret@host/db' }, 'unregistered url password');
 

@@ -17,7 +17,11 @@ describe('postgres through postgres.js', () => {
     expect(row.payload).toEqual({ ids: [12, 13], delete: true });
     const kind = await sql<{ t: string }>`select jsonb_typeof(payload) as t from jobs where id = ${row.id}`.execute(db);
     expect(kind.rows[0]!.t).toBe('object');
-    const types = await sql<{ big: unknown; money: unknown; day: unknown }>`select 9007199254740::bigint as big, 62.920::numeric as money, date '2026-01-31' as day`.execute(db);
+    const types = await sql<{
+      big: unknown;
+      money: unknown;
+      day: unknown;
+    }>`select 9007199254740::bigint as big, 62.920::numeric as money, date '2026-01-31' as day`.execute(db);
     expect(types.rows[0]).toEqual({ big: 9007199254740, money: '62.920', day: '2026-01-31' });
   });
 
@@ -25,7 +29,9 @@ describe('postgres through postgres.js', () => {
     const { handle, schema } = database.current;
     const received: string[] = [];
     const unlisten = await handle.listen(`${schema}_jobs`, (payload) => received.push(payload));
-    const { rows } = await sql<{ id: number }>`insert into jobs (kind, payload) values ('delete_product', '{"id": 1}') returning id`.execute(handle.db);
+    const { rows } = await sql<{
+      id: number;
+    }>`insert into jobs (kind, payload) values ('delete_product', '{"id": 1}') returning id`.execute(handle.db);
     for (let i = 0; i < 50 && received.length === 0; i++) await new Promise((r) => setTimeout(r, 20));
     await unlisten();
     expect(received).toEqual([String(rows[0]!.id)]);
@@ -38,7 +44,11 @@ describe('postgres through postgres.js', () => {
       await sql`insert into probe values (1, 'first')`.execute(connection);
       const read = (id: number) => sql<{ note: string }>`select * from probe where id = ${id}`.execute(connection);
       expect((await read(1)).rows).toEqual([{ id: 1, note: 'first' }]);
-      const prepared = await sql<{ n: number }>`select count(*)::int as n from pg_prepared_statements where statement = 'select * from probe where id = $1'`.execute(connection);
+      const prepared = await sql<{
+        n: number;
+      }>`select count(*)::int as n from pg_prepared_statements where statement = 'select * from probe where id = $1'`.execute(
+        connection,
+      );
       expect(prepared.rows[0]!.n).toBe(1);
       // The prepared statement's result type changes: postgres.js prepares it again.
       await sql`alter table probe add column extra integer default 7`.execute(connection);
@@ -49,12 +59,23 @@ describe('postgres through postgres.js', () => {
   it('indexes deleted_at for the deleted rows only, and "deleted since" queries use that index', async () => {
     const { db } = database.current.handle;
     const { rows: indexes } = await sql<{ tablename: string; indexdef: string }>`
-      select tablename, indexdef from pg_indexes where schemaname = current_schema() and indexname = tablename || '_deleted_at' order by tablename`.execute(db);
-    expect(indexes.map((i) => i.tablename)).toEqual(['clients', 'countries', 'products', 'quotations', 'repeating_invoices', 'saved_invoices']);
+      select tablename, indexdef from pg_indexes where schemaname = current_schema() and indexname = tablename || '_deleted_at' order by tablename`.execute(
+      db,
+    );
+    expect(indexes.map((i) => i.tablename)).toEqual([
+      'clients',
+      'countries',
+      'products',
+      'quotations',
+      'repeating_invoices',
+      'saved_invoices',
+    ]);
     for (const index of indexes) expect(index.indexdef).toMatch(/\(deleted_at\) WHERE \(deleted_at IS NOT NULL\)$/);
     const plan = await db.transaction().execute(async (trx) => {
       await sql`set local enable_seqscan = off`.execute(trx);
-      const { rows } = await sql<{ 'QUERY PLAN': string }>`explain select clientnr from clients where deleted_at > now() - interval '7 days'`.execute(trx);
+      const { rows } = await sql<{
+        'QUERY PLAN': string;
+      }>`explain select clientnr from clients where deleted_at > now() - interval '7 days'`.execute(trx);
       return rows.map((row) => row['QUERY PLAN']).join('\n');
     });
     expect(plan).toContain('clients_deleted_at');

@@ -9,7 +9,11 @@ import { CLI_PATH, runCli } from '../support/cli.js';
 import { insertJob, jobRow, useJobsEnv, writeCalls } from './helpers.js';
 
 const env = useJobsEnv();
-const cliEnv = () => ({ ...env.database.current.env, INVOICING_API_URL: env.box.sandbox.url, JOB_POLL_INTERVAL_MS: '200' });
+const cliEnv = () => ({
+  ...env.database.current.env,
+  INVOICING_API_URL: env.box.sandbox.url,
+  JOB_POLL_INTERVAL_MS: '200',
+});
 const cli = (...args: string[]) => runCli(['jobs', ...args], { env: cliEnv() });
 
 describe('jobs add, list, show, cancel, retry', () => {
@@ -20,32 +24,55 @@ describe('jobs add, list, show, cancel, retry', () => {
     const id = Number(added.stdout.trim());
     expect((await jobRow(env.database.current.handle, id)).payload).toEqual({ id: 2, stock: 4 });
 
-    expect(await cli('add', 'set_product_stock', '{"id": 2, "stock": "four"}')).toMatchObject({ code: 2, stdout: '', stderr: 'invoice-mirror: payload.stock: must be a number\n' });
-    expect(await cli('add', 'set_product_stock', '{id: 2}')).toMatchObject({ code: 2, stderr: expect.stringMatching(/^invoice-mirror: JSON: not valid JSON \(/) });
+    expect(await cli('add', 'set_product_stock', '{"id": 2, "stock": "four"}')).toMatchObject({
+      code: 2,
+      stdout: '',
+      stderr: 'invoice-mirror: payload.stock: must be a number\n',
+    });
+    expect(await cli('add', 'set_product_stock', '{id: 2}')).toMatchObject({
+      code: 2,
+      stderr: expect.stringMatching(/^invoice-mirror: JSON: not valid JSON \(/),
+    });
 
     const first = await cli('add', 'delete_product', '{"id": 10}', '--key', 'once');
     const again = await cli('add', 'delete_product', '{"id": 10}', '--key', 'once');
     expect(again.stdout).toBe(first.stdout);
     expect(again.stderr).toBe(`invoice-mirror: already queued as job ${first.stdout.trim()} (same idempotency key)\n`);
-    expect(await cli('add', 'delete_product', '{"id": 9}', '--key', 'once')).toMatchObject({ code: 1, stderr: expect.stringContaining("idempotency key 'once' is already used by job") });
+    expect(await cli('add', 'delete_product', '{"id": 9}', '--key', 'once')).toMatchObject({
+      code: 1,
+      stderr: expect.stringContaining("idempotency key 'once' is already used by job"),
+    });
 
     const cancelled = await cli('cancel', first.stdout.trim());
     expect(cancelled).toMatchObject({ code: 0, stdout: `job ${first.stdout.trim()} cancelled\n` });
-    expect(await cli('cancel', first.stdout.trim())).toMatchObject({ code: 1, stderr: `invoice-mirror: job ${first.stdout.trim()} is cancelled; only a queued or interrupted job can be cancelled\n` });
+    expect(await cli('cancel', first.stdout.trim())).toMatchObject({
+      code: 1,
+      stderr: `invoice-mirror: job ${first.stdout.trim()} is cancelled; only a queued or interrupted job can be cancelled\n`,
+    });
     expect(await cli('show', '999999')).toMatchObject({ code: 1, stderr: 'invoice-mirror: no job 999999\n' });
 
     const list = await cli('list', '--status', 'queued', '--format', 'json');
-    expect((JSON.parse(list.stdout) as Array<{ id: number; kind: string }>).map((j) => [j.id, j.kind])).toEqual([[id, 'set_product_stock']]);
+    expect((JSON.parse(list.stdout) as Array<{ id: number; kind: string }>).map((j) => [j.id, j.kind])).toEqual([
+      [id, 'set_product_stock'],
+    ]);
     const show = await cli('show', String(id));
-    expect(show.stdout).toContain(`id: ${id}\nkind: set_product_stock\npayload:\n  {\n    "id": 2,\n    "stock": 4\n  }\nstatus: queued\n`);
+    expect(show.stdout).toContain(
+      `id: ${id}\nkind: set_product_stock\npayload:\n  {\n    "id": 2,\n    "stock": 4\n  }\nstatus: queued\n`,
+    );
   });
 
   it('run drains the queue; exit code 1 when a job failed', async () => {
     const ok = await cli('run');
     expect(ok.code).toBe(0);
-    expect(ok.stdout).toMatch(/^job \d+ set_product_stock: succeeded\nran 1 job: 1 succeeded, 0 failed, 0 interrupted\n$/);
+    expect(ok.stdout).toMatch(
+      /^job \d+ set_product_stock: succeeded\nran 1 job: 1 succeeded, 0 failed, 0 interrupted\n$/,
+    );
 
-    const bad = await insertJob(env.database.current.handle, 'approve_quotation', { id: 9, name: 'X', date: '2026-01-01' });
+    const bad = await insertJob(env.database.current.handle, 'approve_quotation', {
+      id: 9,
+      name: 'X',
+      date: '2026-01-01',
+    });
     const failed = await cli('run');
     expect(failed.code).toBe(1);
     expect(failed.stdout).toContain(`job ${bad} approve_quotation: failed (quotation 9 is a draft (not sent)`);
@@ -61,7 +88,10 @@ describe('a worker killed during a send', () => {
     const id = await insertJob(handle, 'send_saved_invoices', { ids: [33, 34], delete: false });
     env.box.sandbox.knobs.sendMsPerInvoice = 1000;
     env.box.sandbox.clearCalls();
-    const child = spawn(process.execPath, [CLI_PATH, 'jobs', 'run'], { env: { ...process.env, ...cliEnv(), LOG_LEVEL: 'warn' }, stdio: 'ignore' });
+    const child = spawn(process.execPath, [CLI_PATH, 'jobs', 'run'], {
+      env: { ...process.env, ...cliEnv(), LOG_LEVEL: 'warn' },
+      stdio: 'ignore',
+    });
     while (!env.box.sandbox.calls.some((c) => c.method === 'POST')) await sleep(10);
     child.kill('SIGKILL');
     await new Promise((resolve) => child.on('close', resolve));
@@ -72,7 +102,9 @@ describe('a worker killed during a send', () => {
     env.box.sandbox.clearCalls();
     const next = await cli('run');
     const message = `interrupted: the worker stopped during attempt 1, so its outcome is unknown; 0 of 2 invoices confirmed sent (the call with ids 33, 34 was in flight); a retry sends only the ids not confirmed sent; check the service, then run 'invoice-mirror jobs retry ${id}' to run it again, or 'invoice-mirror jobs cancel ${id}'`;
-    expect(next.stdout).toBe(`job ${id} send_saved_invoices: left running by a worker that stopped; now interrupted (${message})\nran 0 jobs: 0 succeeded, 0 failed, 0 interrupted\n`);
+    expect(next.stdout).toBe(
+      `job ${id} send_saved_invoices: left running by a worker that stopped; now interrupted (${message})\nran 0 jobs: 0 succeeded, 0 failed, 0 interrupted\n`,
+    );
     expect(next.code).toBe(1);
     let job = await jobRow(handle, id);
     expect(job.status).toBe('interrupted');
@@ -88,7 +120,10 @@ describe('a worker killed during a send', () => {
     expect(writeCalls(env.box.sandbox).map((c) => JSON.parse(c.body!).id)).toEqual([[33, 34]]);
     job = await jobRow(handle, id);
     expect(job.status).toBe('succeeded');
-    expect((job.result as { batches: Array<{ outcome: string }> }).batches.map((b) => b.outcome)).toEqual(['unknown', 'sent']);
+    expect((job.result as { batches: Array<{ outcome: string }> }).batches.map((b) => b.outcome)).toEqual([
+      'unknown',
+      'sent',
+    ]);
   }, 60_000);
 });
 
@@ -96,7 +131,8 @@ describe('two jobs run processes on one database', () => {
   it('never have two calls in flight', async () => {
     const { handle } = env.database.current;
     const ids: number[] = [];
-    for (let i = 0; i < 6; i++) ids.push(await insertJob(handle, 'send_saved_invoices', { ids: [1 + i, 7 + i], delete: false }));
+    for (let i = 0; i < 6; i++)
+      ids.push(await insertJob(handle, 'send_saved_invoices', { ids: [1 + i, 7 + i], delete: false }));
     env.box.sandbox.knobs.sendMsPerInvoice = 60;
     env.box.sandbox.clearCalls();
     const [a, b] = await Promise.all([cli('run'), cli('run')]);

@@ -19,7 +19,10 @@ beforeAll(async () => {
   // Another host name for the same sandbox, so this client gets a request queue of its own
   // (clients of one account in one process share a queue, which would hide any overlap).
   const otherUrl = env.box.sandbox.url.replace('127.0.0.1', '[::ffff:127.0.0.1]');
-  second = { handle: await openDatabase({ databaseUrl: url, embeddedDbDir: '', schema }), client: clientFor(env.box.sandbox, { baseUrl: otherUrl }) };
+  second = {
+    handle: await openDatabase({ databaseUrl: url, embeddedDbDir: '', schema }),
+    client: clientFor(env.box.sandbox, { baseUrl: otherUrl }),
+  };
 });
 afterAll(async () => {
   await second?.client.close();
@@ -29,7 +32,12 @@ afterAll(async () => {
 describe('two runners on one database', () => {
   it('the two API clients can overlap on their own (so the test below means something)', async () => {
     env.box.sandbox.clearCalls();
-    await Promise.all([env.box.client.get('clients', 1), second.client.get('clients', 2), env.box.client.get('clients', 3), second.client.get('clients', 4)]);
+    await Promise.all([
+      env.box.client.get('clients', 1),
+      second.client.get('clients', 2),
+      env.box.client.get('clients', 3),
+      second.client.get('clients', 4),
+    ]);
     env.box.sandbox.knobs.latencyMs = 50;
     env.box.sandbox.clearCalls();
     await Promise.all([env.box.client.get('clients', 1), second.client.get('clients', 2)]);
@@ -41,7 +49,9 @@ describe('two runners on one database', () => {
     const handle = env.database.current.handle;
     const ids: number[] = [];
     for (let i = 0; i < 4; i++) {
-      ids.push(await insertJob(handle, 'send_saved_invoices', { ids: [1 + i * 3, 2 + i * 3, 3 + i * 3], delete: false }));
+      ids.push(
+        await insertJob(handle, 'send_saved_invoices', { ids: [1 + i * 3, 2 + i * 3, 3 + i * 3], delete: false }),
+      );
       ids.push(await insertJob(handle, 'set_product_stock', { id: 1 + i, stock: 10 + i }));
       ids.push(await insertJob(handle, 'update_client', { clientnr: 1 + i, changes: { notes: `run ${i}` } }));
     }
@@ -67,7 +77,9 @@ describe('two runners on one database', () => {
     expect(env.box.sandbox.maxConcurrency()).toBe(1);
     // The jobs themselves never overlapped either.
     const rows = await Promise.all(ids.map((id) => jobRow(handle, id)));
-    const spans = rows.map((r) => [new Date(r.started_at!).getTime(), new Date(r.finished_at!).getTime()] as const).sort((x, y) => x[0] - y[0]);
+    const spans = rows
+      .map((r) => [new Date(r.started_at!).getTime(), new Date(r.finished_at!).getTime()] as const)
+      .sort((x, y) => x[0] - y[0]);
     for (let i = 1; i < spans.length; i++) expect(spans[i]![0]).toBeGreaterThanOrEqual(spans[i - 1]![1]);
   });
 });

@@ -26,7 +26,11 @@ afterAll(async () => {
 });
 
 function runner(): JobRunner {
-  const config = loadConfig({ EMBEDDED_DB_DIR: join(dir, 'db'), INVOICING_API_URL: box.sandbox.url, JOB_POLL_INTERVAL_MS: '60000' });
+  const config = loadConfig({
+    EMBEDDED_DB_DIR: join(dir, 'db'),
+    INVOICING_API_URL: box.sandbox.url,
+    JOB_POLL_INTERVAL_MS: '60000',
+  });
   return new JobRunner({ database: handle, client: box.client, config, backoff: TEST_BACKOFF });
 }
 

@@ -27,12 +27,23 @@ export interface JobsEnv {
 /** Registers the hooks: a fresh schema, a sandbox (fast sends), and a backfilled mirror. */
 export function useJobsEnv(options: { backfill?: boolean; sendMsPerInvoice?: number } = {}): JobsEnv {
   const database = useTestDatabase();
-  const box = useSandbox({ perEntity: PER_ENTITY, sendMsPerInvoice: options.sendMsPerInvoice ?? 20 }, { rateLimitPauseMs: 300 });
+  const box = useSandbox(
+    { perEntity: PER_ENTITY, sendMsPerInvoice: options.sendMsPerInvoice ?? 20 },
+    { rateLimitPauseMs: 300 },
+  );
   const config = () =>
-    loadConfig({ DATABASE_URL: database.current.url, MIRROR_SCHEMA: database.current.schema, INVOICING_API_URL: box.sandbox.url, JOB_POLL_INTERVAL_MS: '200' });
+    loadConfig({
+      DATABASE_URL: database.current.url,
+      MIRROR_SCHEMA: database.current.schema,
+      INVOICING_API_URL: box.sandbox.url,
+      JOB_POLL_INTERVAL_MS: '200',
+    });
   beforeAll(async () => {
     if (options.backfill === false) return;
-    const outcome = await runSync({ db: database.current.handle.db, client: box.client, schema: database.current.schema }, { kind: 'backfill' });
+    const outcome = await runSync(
+      { db: database.current.handle.db, client: box.client, schema: database.current.schema },
+      { kind: 'backfill' },
+    );
     if (outcome.status !== 'succeeded') throw new Error(`backfill: ${outcome.status} ${outcome.error ?? ''}`);
     box.sandbox.clearCalls();
   });
@@ -53,7 +64,12 @@ export function useJobsEnv(options: { backfill?: boolean; sendMsPerInvoice?: num
 }
 
 /** Queues a job the way any program may: a plain INSERT. */
-export async function insertJob(handle: DatabaseHandle, kind: string, payload: unknown, extra: { max_attempts?: number } = {}): Promise<number> {
+export async function insertJob(
+  handle: DatabaseHandle,
+  kind: string,
+  payload: unknown,
+  extra: { max_attempts?: number } = {},
+): Promise<number> {
   const row = await handle.db
     .insertInto('jobs')
     .values({ kind, payload: jsonb(payload), ...extra })
@@ -66,9 +82,15 @@ export async function jobRow(handle: DatabaseHandle, id: number) {
   return handle.db.selectFrom('jobs').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
 }
 
-export async function mirrorRow(handle: DatabaseHandle, table: string, key: number): Promise<Record<string, unknown> | undefined> {
+export async function mirrorRow(
+  handle: DatabaseHandle,
+  table: string,
+  key: number,
+): Promise<Record<string, unknown> | undefined> {
   const keyName = table === 'clients' ? 'clientnr' : 'id';
-  const { rows } = await sql<Record<string, unknown>>`select * from ${sql.table(table)} where ${sql.ref(keyName)} = ${key}`.execute(handle.db);
+  const { rows } = await sql<
+    Record<string, unknown>
+  >`select * from ${sql.table(table)} where ${sql.ref(keyName)} = ${key}`.execute(handle.db);
   return rows[0];
 }
 

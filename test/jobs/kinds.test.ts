@@ -22,10 +22,19 @@ async function runJob(kind: string, payload: unknown) {
 /** The `changes` rows the job's refresh run wrote. */
 async function changesOf(result: Record<string, any>) {
   const { db } = env.database.current.handle;
-  const run = await db.selectFrom('sync_runs').selectAll().where('id', '=', result.refresh.run_id).executeTakeFirstOrThrow();
+  const run = await db
+    .selectFrom('sync_runs')
+    .selectAll()
+    .where('id', '=', result.refresh.run_id)
+    .executeTakeFirstOrThrow();
   expect(run.kind).toBe('refresh');
   expect(run.status).toBe('succeeded');
-  return db.selectFrom('changes').select(['entity', 'entity_id', 'op', 'changed_fields']).where('sync_run_id', '=', run.id).orderBy('id').execute();
+  return db
+    .selectFrom('changes')
+    .select(['entity', 'entity_id', 'op', 'changed_fields'])
+    .where('sync_run_id', '=', run.id)
+    .orderBy('id')
+    .execute();
 }
 
 describe('saved and repeating invoices', () => {
@@ -36,7 +45,11 @@ describe('saved and repeating invoices', () => {
 
     const posts = writeCalls(env.box.sandbox);
     expect(posts.map((c) => `${c.method} ${c.path}`)).toEqual(Array(3).fill('POST /api/v1/invoices_saved'));
-    expect(posts.map((c) => (JSON.parse(c.body!) as { id: number[] }).id)).toEqual([ids.slice(0, 10), ids.slice(10, 20), ids.slice(20)]);
+    expect(posts.map((c) => (JSON.parse(c.body!) as { id: number[] }).id)).toEqual([
+      ids.slice(0, 10),
+      ids.slice(10, 20),
+      ids.slice(20),
+    ]);
     expect(posts.every((c) => JSON.parse(c.body!).delete === true)).toBe(true);
     expect(env.box.sandbox.maxConcurrency()).toBe(1);
     expect(env.box.sandbox.store.sentInvoices().length).toBe(sentBefore + 25);
@@ -52,7 +65,9 @@ describe('saved and repeating invoices', () => {
       expect((await mirrorRow(env.database.current.handle, 'saved_invoices', id))!.deleted_at).not.toBeNull();
     }
     const changes = await changesOf(result);
-    expect(changes.filter((c) => c.entity === 'saved_invoices' && c.op === 'delete').map((c) => Number(c.entity_id))).toEqual(ids);
+    expect(
+      changes.filter((c) => c.entity === 'saved_invoices' && c.op === 'delete').map((c) => Number(c.entity_id)),
+    ).toEqual(ids);
   });
 
   it('send_saved_invoices without delete keeps the saved invoices', async () => {
@@ -64,11 +79,15 @@ describe('saved and repeating invoices', () => {
 
   it('delete_saved_invoice and delete_repeating_invoice', async () => {
     await runJob('delete_saved_invoice', { id: 40 });
-    expect(writeCalls(env.box.sandbox).map((c) => `${c.method} ${c.path}`)).toEqual(['DELETE /api/v1/invoices_saved/40']);
+    expect(writeCalls(env.box.sandbox).map((c) => `${c.method} ${c.path}`)).toEqual([
+      'DELETE /api/v1/invoices_saved/40',
+    ]);
     expect((await mirrorRow(env.database.current.handle, 'saved_invoices', 40))!.deleted_at).not.toBeNull();
 
     await runJob('delete_repeating_invoice', { id: 2 });
-    expect(writeCalls(env.box.sandbox).map((c) => `${c.method} ${c.path}`)).toEqual(['DELETE /api/v1/invoices_repeated/2']);
+    expect(writeCalls(env.box.sandbox).map((c) => `${c.method} ${c.path}`)).toEqual([
+      'DELETE /api/v1/invoices_repeated/2',
+    ]);
     expect(env.box.sandbox.store.get('repeating_invoices', 2)).toBeUndefined();
     expect((await mirrorRow(env.database.current.handle, 'repeating_invoices', 2))!.deleted_at).not.toBeNull();
   });
@@ -76,11 +95,25 @@ describe('saved and repeating invoices', () => {
 
 describe('clients', () => {
   it('create_client: the new client appears in the mirror, with an insert change', async () => {
-    const { result } = await runJob('create_client', { client: { company: 'Jobs Test BV', city: 'Utrecht', email: 'jobs@example.test', reference: { line1: 'via jobs' } } });
+    const { result } = await runJob('create_client', {
+      client: {
+        company: 'Jobs Test BV',
+        city: 'Utrecht',
+        email: 'jobs@example.test',
+        reference: { line1: 'via jobs' },
+      },
+    });
     expect(result.clientnr).toBeGreaterThan(20);
     const row = await mirrorRow(env.database.current.handle, 'clients', result.clientnr);
-    expect(row).toMatchObject({ company: 'Jobs Test BV', city: 'Utrecht', reference_line1: 'via jobs', deleted_at: null });
-    expect(await changesOf(result)).toEqual([{ entity: 'clients', entity_id: String(result.clientnr), op: 'insert', changed_fields: null }]);
+    expect(row).toMatchObject({
+      company: 'Jobs Test BV',
+      city: 'Utrecht',
+      reference_line1: 'via jobs',
+      deleted_at: null,
+    });
+    expect(await changesOf(result)).toEqual([
+      { entity: 'clients', entity_id: String(result.clientnr), op: 'insert', changed_fields: null },
+    ]);
   });
 
   it('update_client changes only the named fields', async () => {
@@ -101,12 +134,22 @@ describe('clients', () => {
 
 describe('products', () => {
   it('create_product, update_product, set_product_stock, delete_product', async () => {
-    const created = await runJob('create_product', { product: { code: 'JOB-1', name: 'Made by a job', price: 12.5, taxes: 21 } });
+    const created = await runJob('create_product', {
+      product: { code: 'JOB-1', name: 'Made by a job', price: 12.5, taxes: 21 },
+    });
     const productId = created.result.id as number;
-    expect(await mirrorRow(env.database.current.handle, 'products', productId)).toMatchObject({ code: 'JOB-1', name: 'Made by a job', price: '12.5' });
+    expect(await mirrorRow(env.database.current.handle, 'products', productId)).toMatchObject({
+      code: 'JOB-1',
+      name: 'Made by a job',
+      price: '12.5',
+    });
 
     await runJob('update_product', { id: productId, changes: { name: 'Renamed by a job', stock_use: true, stock: 3 } });
-    expect(await mirrorRow(env.database.current.handle, 'products', productId)).toMatchObject({ name: 'Renamed by a job', stock_use: true, stock: '3' });
+    expect(await mirrorRow(env.database.current.handle, 'products', productId)).toMatchObject({
+      name: 'Renamed by a job',
+      stock_use: true,
+      stock: '3',
+    });
 
     await runJob('set_product_stock', { id: 1, stock: 12.5 });
     expect(JSON.parse(writeCalls(env.box.sandbox)[0]!.body!)).toEqual({ stock: 12.5 });
@@ -121,15 +164,29 @@ describe('products', () => {
 describe('quotations', () => {
   it('create_quotation saves a draft', async () => {
     const { result } = await runJob('create_quotation', {
-      quotation: { action: 'save', clientnr: 2, savename: 'made-by-a-job', lines: [{ amount: 2, description: 'Advies', price: 100, tax_rate: 21 }, { description: 'text line' }] },
+      quotation: {
+        action: 'save',
+        clientnr: 2,
+        savename: 'made-by-a-job',
+        lines: [{ amount: 2, description: 'Advies', price: 100, tax_rate: 21 }, { description: 'text line' }],
+      },
     });
     expect(result).toMatchObject({ sent: false });
-    expect(await mirrorRow(env.database.current.handle, 'quotations', result.id)).toMatchObject({ savename: 'made-by-a-job', sent: false, clientnr: 2 });
+    expect(await mirrorRow(env.database.current.handle, 'quotations', result.id)).toMatchObject({
+      savename: 'made-by-a-job',
+      sent: false,
+      clientnr: 2,
+    });
   });
 
   it('create_quotation with action send creates a sent quotation', async () => {
-    const { result } = await runJob('create_quotation', { quotation: { action: 'send', sendmethod: 'email', clientnr: 3 } });
-    expect(await mirrorRow(env.database.current.handle, 'quotations', result.id)).toMatchObject({ sent: true, sendmethod: 'email' });
+    const { result } = await runJob('create_quotation', {
+      quotation: { action: 'send', sendmethod: 'email', clientnr: 3 },
+    });
+    expect(await mirrorRow(env.database.current.handle, 'quotations', result.id)).toMatchObject({
+      sent: true,
+      sendmethod: 'email',
+    });
   });
 
   it('send_quotation: the draft gets a new id; the mirror shows the draft gone and the sent quotation present', async () => {
@@ -138,7 +195,10 @@ describe('quotations', () => {
     expect(result.new_id).toBeGreaterThan(20);
     expect(env.box.sandbox.store.get('quotations', 1)).toBeUndefined();
     expect((await mirrorRow(env.database.current.handle, 'quotations', 1))!.deleted_at).not.toBeNull();
-    expect(await mirrorRow(env.database.current.handle, 'quotations', result.new_id)).toMatchObject({ sent: true, deleted_at: null });
+    expect(await mirrorRow(env.database.current.handle, 'quotations', result.new_id)).toMatchObject({
+      sent: true,
+      deleted_at: null,
+    });
     const changes = await changesOf(result);
     expect(changes.map((c) => `${c.op} ${c.entity_id}`)).toEqual(['delete 1', `insert ${result.new_id}`]);
   });
@@ -146,7 +206,11 @@ describe('quotations', () => {
   it('approve_quotation, remove_quotation_approval, set_quotation_status, delete_quotation', async () => {
     const handle = env.database.current.handle;
     await runJob('approve_quotation', { id: 2, name: 'J. Jansen', date: '2026-10-30', comments: 'akkoord' });
-    expect((await mirrorRow(handle, 'quotations', 2))!.approved).toMatchObject({ name: 'J. Jansen', date: '2026-10-30', comments: 'akkoord' });
+    expect((await mirrorRow(handle, 'quotations', 2))!.approved).toMatchObject({
+      name: 'J. Jansen',
+      date: '2026-10-30',
+      comments: 'akkoord',
+    });
 
     await runJob('remove_quotation_approval', { id: 3 });
     expect(JSON.parse(writeCalls(env.box.sandbox)[0]!.body!)).toEqual({ approved: false });

@@ -20,14 +20,16 @@ async function waitUntilDue(id: number) {
 }
 
 describe('refusals fail at once and are not retried', () => {
-  it('deleting a client that has documents fails with the service\'s message', async () => {
+  it("deleting a client that has documents fails with the service's message", async () => {
     const clientnr = Number(env.box.sandbox.store.list('quotations').find((q) => Number(q.clientnr) > 0)!.clientnr);
     const id = await insertJob(handle(), 'delete_client', { clientnr });
     env.box.sandbox.clearCalls();
     expect(await run()).toEqual({ ran: 1, failed: 1 });
     const job = await jobRow(handle(), id);
     expect(job.status).toBe('failed');
-    expect(job.last_error).toBe(`DELETE /clients/${clientnr}: 403 Refused: Client ${clientnr} has documents (invoices or quotations) and cannot be deleted`);
+    expect(job.last_error).toBe(
+      `DELETE /clients/${clientnr}: 403 Refused: Client ${clientnr} has documents (invoices or quotations) and cannot be deleted`,
+    );
     expect(job.attempts).toBe(1);
     expect(writeCalls(env.box.sandbox)).toHaveLength(1);
     // Not retried: another pass makes no call, and the client is still there.
@@ -39,16 +41,22 @@ describe('refusals fail at once and are not retried', () => {
   });
 
   it('a 400 from the service fails with its text', async () => {
-    const id = await insertJob(handle(), 'create_quotation', { quotation: { action: 'save', clientnr: 2, savename: 'dupe' } });
-    const id2 = await insertJob(handle(), 'create_quotation', { quotation: { action: 'save', clientnr: 2, savename: 'dupe' } });
+    const id = await insertJob(handle(), 'create_quotation', {
+      quotation: { action: 'save', clientnr: 2, savename: 'dupe' },
+    });
+    const id2 = await insertJob(handle(), 'create_quotation', {
+      quotation: { action: 'save', clientnr: 2, savename: 'dupe' },
+    });
     expect(await run()).toEqual({ ran: 2, failed: 1 });
     expect((await jobRow(handle(), id)).status).toBe('succeeded');
-    expect((await jobRow(handle(), id2)).last_error).toBe('POST /quotations: 400 Invalid request: savename: a quotation named "dupe" already exists (set overwrite_if_exist to overwrite it)');
+    expect((await jobRow(handle(), id2)).last_error).toBe(
+      'POST /quotations: 400 Invalid request: savename: a quotation named "dupe" already exists (set overwrite_if_exist to overwrite it)',
+    );
   });
 });
 
 describe('retryable failures', () => {
-  it('a 5xx (after the client\'s own retries) goes back to the queue with backoff, then succeeds', async () => {
+  it("a 5xx (after the client's own retries) goes back to the queue with backoff, then succeeds", async () => {
     const id = await insertJob(handle(), 'set_product_stock', { id: 4, stock: 7 });
     env.box.sandbox.failNext('500', 3, { method: 'PUT' }); // the client tries 3 times
     expect(await run()).toEqual({ ran: 1, failed: 0 });
@@ -108,7 +116,9 @@ describe('unknown outcomes of actions that are not safe to repeat', () => {
     expect(await run()).toEqual({ ran: 1, failed: 1 });
     let job = await jobRow(handle(), id);
     expect(job.status).toBe('interrupted');
-    expect(job.last_error).toMatch(/^POST \/clients: outcome unknown: connection dropped .*; check the service, then run 'invoice-mirror jobs retry \d+' to run it again, or 'invoice-mirror jobs cancel \d+'$/);
+    expect(job.last_error).toMatch(
+      /^POST \/clients: outcome unknown: connection dropped .*; check the service, then run 'invoice-mirror jobs retry \d+' to run it again, or 'invoice-mirror jobs cancel \d+'$/,
+    );
     expect(writeCalls(env.box.sandbox)).toHaveLength(1);
 
     env.box.sandbox.clearCalls();
@@ -139,7 +149,11 @@ describe('unknown outcomes of actions that are not safe to repeat', () => {
     expect(job.last_error).toMatch(
       /^10 of 25 invoices confirmed sent; the call with ids 16, 17, .*, 25 may or may not have been sent: POST \/invoices_saved: outcome unknown: 500 server error.*; a retry sends only the 15 not confirmed sent; check the service, then run 'invoice-mirror jobs retry \d+'/,
     );
-    let result = job.result as { sent: number[]; batches: Array<{ ids: number[]; outcome: string }>; refresh: { deleted: number } };
+    let result = job.result as {
+      sent: number[];
+      batches: Array<{ ids: number[]; outcome: string }>;
+      refresh: { deleted: number };
+    };
     expect(result.sent).toEqual(ids.slice(0, 10));
     expect(result.batches.map((b) => [b.ids.length, b.outcome])).toEqual([
       [10, 'sent'],
@@ -153,7 +167,10 @@ describe('unknown outcomes of actions that are not safe to repeat', () => {
     env.box.sandbox.clearCalls();
     await retryJob(handle().db, id);
     expect(await run()).toEqual({ ran: 1, failed: 0 });
-    expect(writeCalls(env.box.sandbox).map((c) => (JSON.parse(c.body!) as { id: number[] }).id)).toEqual([ids.slice(10, 20), ids.slice(20)]);
+    expect(writeCalls(env.box.sandbox).map((c) => (JSON.parse(c.body!) as { id: number[] }).id)).toEqual([
+      ids.slice(10, 20),
+      ids.slice(20),
+    ]);
     job = await jobRow(handle(), id);
     expect(job.status).toBe('succeeded');
     result = job.result as typeof result;
@@ -168,16 +185,26 @@ describe('jobs left running by a dead worker', () => {
     const { db } = handle();
     const stock = await insertJob(handle(), 'set_product_stock', { id: 6, stock: 99 });
     const create = await insertJob(handle(), 'create_product', { product: { name: 'maybe created' } });
-    await sql`update jobs set status = 'running', attempts = 1, started_at = now() where id in (${stock}, ${create})`.execute(db);
+    await sql`update jobs set status = 'running', attempts = 1, started_at = now() where id in (${stock}, ${create})`.execute(
+      db,
+    );
     env.box.sandbox.clearCalls();
     expect(await run()).toEqual({ ran: 1, failed: 0 });
 
     const again = await jobRow(handle(), stock);
     expect(again).toMatchObject({ status: 'succeeded', attempts: 2 });
-    expect(again.errors).toEqual([expect.objectContaining({ attempt: 1, outcome: 'retry', error: 'the worker stopped during attempt 1; running it again' })]);
+    expect(again.errors).toEqual([
+      expect.objectContaining({
+        attempt: 1,
+        outcome: 'retry',
+        error: 'the worker stopped during attempt 1; running it again',
+      }),
+    ]);
     const interrupted = await jobRow(handle(), create);
     expect(interrupted.status).toBe('interrupted');
-    expect(interrupted.last_error).toMatch(/^interrupted: the worker stopped during attempt 1, so its outcome is unknown; check the service/);
+    expect(interrupted.last_error).toMatch(
+      /^interrupted: the worker stopped during attempt 1, so its outcome is unknown; check the service/,
+    );
     expect(writeCalls(env.box.sandbox).map((c) => c.path)).toEqual(['/api/v1/products/6']);
   });
 });
@@ -189,8 +216,12 @@ describe('queue rules', () => {
     const second = await addJob(db, { kind: 'delete_product', payload: { id: 7 }, idempotencyKey: 'remove-7' });
     expect(first.created).toBe(true);
     expect(second).toEqual({ id: first.id, created: false });
-    await expect(addJob(db, { kind: 'delete_product', payload: { id: 8 }, idempotencyKey: 'remove-7' })).rejects.toThrow(
-      new JobStateError(`idempotency key 'remove-7' is already used by job ${first.id} (delete_product) for a different action`),
+    await expect(
+      addJob(db, { kind: 'delete_product', payload: { id: 8 }, idempotencyKey: 'remove-7' }),
+    ).rejects.toThrow(
+      new JobStateError(
+        `idempotency key 'remove-7' is already used by job ${first.id} (delete_product) for a different action`,
+      ),
     );
     env.box.sandbox.clearCalls();
     expect(await run()).toEqual({ ran: 1, failed: 0 });
@@ -203,10 +234,14 @@ describe('queue rules', () => {
     await cancelJob(db, id);
     expect(await run()).toEqual({ ran: 0, failed: 0 });
     expect((await jobRow(handle(), id)).status).toBe('cancelled');
-    await expect(cancelJob(db, id)).rejects.toThrow(`job ${id} is cancelled; only a queued or interrupted job can be cancelled`);
+    await expect(cancelJob(db, id)).rejects.toThrow(
+      `job ${id} is cancelled; only a queued or interrupted job can be cancelled`,
+    );
     await retryJob(db, id);
     expect(await run()).toEqual({ ran: 1, failed: 0 });
-    await expect(retryJob(db, id)).rejects.toThrow(`job ${id} is succeeded; only a failed, interrupted, cancelled or queued job can be retried`);
+    await expect(retryJob(db, id)).rejects.toThrow(
+      `job ${id} is succeeded; only a failed, interrupted, cancelled or queued job can be retried`,
+    );
     await expect(retryJob(db, 987654)).rejects.toThrow('no job 987654');
   });
 });

@@ -30,26 +30,67 @@ describe('payloads that do not validate', () => {
   it('garbage inserted by plain SQL fails cleanly, naming the field, and nothing is sent', async () => {
     const { db } = env.database.current.handle;
     const raw = async (kind: string, payload: string) => {
-      const { rows } = await sql<{ id: number }>`insert into jobs (kind, payload) values (${kind}, cast(${payload} as text)::jsonb) returning id`.execute(db);
+      const { rows } = await sql<{
+        id: number;
+      }>`insert into jobs (kind, payload) values (${kind}, cast(${payload} as text)::jsonb) returning id`.execute(db);
       return Number(rows[0]!.id);
     };
     const jobs = [
-      { id: await raw('send_invoices', '{"ids": [1]}'), error: /^kind: unknown job kind 'send_invoices' \(known: send_saved_invoices, / },
-      { id: await raw('send_saved_invoices', '"{\\"ids\\": [1], \\"delete\\": true}"'), error: 'payload: must be a JSON object, got string' },
+      {
+        id: await raw('send_invoices', '{"ids": [1]}'),
+        error: /^kind: unknown job kind 'send_invoices' \(known: send_saved_invoices, /,
+      },
+      {
+        id: await raw('send_saved_invoices', '"{\\"ids\\": [1], \\"delete\\": true}"'),
+        error: 'payload: must be a JSON object, got string',
+      },
       { id: await raw('send_saved_invoices', '[1, 2]'), error: 'payload: must be a JSON object, got an array' },
-      { id: await raw('send_saved_invoices', '{"ids": "12", "delete": true}'), error: 'payload.ids: must be a list of saved invoice ids' },
-      { id: await raw('send_saved_invoices', '{"ids": [12, -3], "delete": true}'), error: 'payload.ids.1: must be a positive id' },
-      { id: await raw('send_saved_invoices', '{"ids": [], "delete": true}'), error: 'payload.ids: name at least one saved invoice id' },
+      {
+        id: await raw('send_saved_invoices', '{"ids": "12", "delete": true}'),
+        error: 'payload.ids: must be a list of saved invoice ids',
+      },
+      {
+        id: await raw('send_saved_invoices', '{"ids": [12, -3], "delete": true}'),
+        error: 'payload.ids.1: must be a positive id',
+      },
+      {
+        id: await raw('send_saved_invoices', '{"ids": [], "delete": true}'),
+        error: 'payload.ids: name at least one saved invoice id',
+      },
       { id: await raw('send_saved_invoices', '{"ids": [12]}'), error: 'payload.delete: is required' },
-      { id: await raw('send_saved_invoices', '{"ids": [12], "delete": true, "dlete": false}'), error: "payload: unknown field 'dlete'" },
+      {
+        id: await raw('send_saved_invoices', '{"ids": [12], "delete": true, "dlete": false}'),
+        error: "payload: unknown field 'dlete'",
+      },
       { id: await raw('set_product_stock', '{"id": 1, "stock": "many"}'), error: 'payload.stock: must be a number' },
-      { id: await raw('approve_quotation', '{"id": 2, "name": "X", "date": "30-10-2026"}'), error: 'payload.date: must be a date YYYY-MM-DD' },
-      { id: await raw('set_quotation_status', '{"id": 2, "customstatus": "done"}'), error: 'payload.customstatus: must be one of progress, completed, billable, declined, clear' },
-      { id: await raw('update_client', '{"clientnr": 2, "changes": {"compnay": "X"}}'), error: "payload.changes: unknown field 'compnay'" },
-      { id: await raw('update_client', '{"clientnr": 2, "changes": {}}'), error: 'payload.changes: name at least one field to change' },
-      { id: await raw('create_client', '{"client": {"zipcode": "1234 AB extra"}}'), error: 'payload.client.zipcode: at most 7 characters' },
-      { id: await raw('create_product', '{"product": {"name": "X", "price": 1.2345}}'), error: 'payload.product.price: at most 3 decimals' },
-      { id: await raw('create_quotation', '{"quotation": {"action": "send", "clientnr": 2}}'), error: 'payload.quotation.sendmethod: is required when action is send (email, mail or printcenter)' },
+      {
+        id: await raw('approve_quotation', '{"id": 2, "name": "X", "date": "30-10-2026"}'),
+        error: 'payload.date: must be a date YYYY-MM-DD',
+      },
+      {
+        id: await raw('set_quotation_status', '{"id": 2, "customstatus": "done"}'),
+        error: 'payload.customstatus: must be one of progress, completed, billable, declined, clear',
+      },
+      {
+        id: await raw('update_client', '{"clientnr": 2, "changes": {"compnay": "X"}}'),
+        error: "payload.changes: unknown field 'compnay'",
+      },
+      {
+        id: await raw('update_client', '{"clientnr": 2, "changes": {}}'),
+        error: 'payload.changes: name at least one field to change',
+      },
+      {
+        id: await raw('create_client', '{"client": {"zipcode": "1234 AB extra"}}'),
+        error: 'payload.client.zipcode: at most 7 characters',
+      },
+      {
+        id: await raw('create_product', '{"product": {"name": "X", "price": 1.2345}}'),
+        error: 'payload.product.price: at most 3 decimals',
+      },
+      {
+        id: await raw('create_quotation', '{"quotation": {"action": "send", "clientnr": 2}}'),
+        error: 'payload.quotation.sendmethod: is required when action is send (email, mail or printcenter)',
+      },
       { id: await raw('delete_client', '{}'), error: 'payload.clientnr: is required' },
       { id: await raw('', 'null'), error: /^kind: unknown job kind ''/ },
     ];
@@ -58,11 +99,22 @@ describe('payloads that do not validate', () => {
 
   it('addJob validates before queuing', async () => {
     const { db } = env.database.current.handle;
-    const before = await db.selectFrom('jobs').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
-    await expect(addJob(db, { kind: 'delete_product', payload: { id: 'x' } })).rejects.toThrow(new PayloadError('payload.id: must be a whole number'));
-    const after = await db.selectFrom('jobs').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    const before = await db
+      .selectFrom('jobs')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
+    await expect(addJob(db, { kind: 'delete_product', payload: { id: 'x' } })).rejects.toThrow(
+      new PayloadError('payload.id: must be a whole number'),
+    );
+    const after = await db
+      .selectFrom('jobs')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
     expect(Number(after.n)).toBe(Number(before.n));
-    expect(parseJob('send_saved_invoices', { ids: [3, 3, 4], delete: false }).payload).toEqual({ ids: [3, 4], delete: false });
+    expect(parseJob('send_saved_invoices', { ids: [3, 3, 4], delete: false }).payload).toEqual({
+      ids: [3, 4],
+      delete: false,
+    });
   });
 });
 
@@ -72,10 +124,19 @@ describe('checks against the mirror before any call', () => {
     const draft = 8;
     expect(env.box.sandbox.store.get('quotations', draft)!.sent).toBe('false');
     await expectFailedWithoutCalls([
-      { id: await insertJob(handle, 'approve_quotation', { id: draft, name: 'X', date: '2026-10-30', comments: '' }), error: `quotation ${draft} is a draft (not sent); only a sent quotation can be approved. Send it first (send_quotation)` },
-      { id: await insertJob(handle, 'set_quotation_status', { id: draft, customstatus: 'progress' }), error: /^quotation 8 is a draft \(not sent\); only a sent quotation can have a custom status/ },
+      {
+        id: await insertJob(handle, 'approve_quotation', { id: draft, name: 'X', date: '2026-10-30', comments: '' }),
+        error: `quotation ${draft} is a draft (not sent); only a sent quotation can be approved. Send it first (send_quotation)`,
+      },
+      {
+        id: await insertJob(handle, 'set_quotation_status', { id: draft, customstatus: 'progress' }),
+        error: /^quotation 8 is a draft \(not sent\); only a sent quotation can have a custom status/,
+      },
       { id: await insertJob(handle, 'remove_quotation_approval', { id: draft }), error: /^quotation 8 is a draft/ },
-      { id: await insertJob(handle, 'send_quotation', { id: 2, sendmethod: 'email' }), error: 'quotation 2 has already been sent (only a draft can be sent)' },
+      {
+        id: await insertJob(handle, 'send_quotation', { id: 2, sendmethod: 'email' }),
+        error: 'quotation 2 has already been sent (only a draft can be sent)',
+      },
     ]);
   });
 
@@ -85,11 +146,24 @@ describe('checks against the mirror before any call', () => {
     await env.box.client.deleteSavedInvoice(5);
     await sql`update saved_invoices set deleted_at = now() where id = 5`.execute(handle.db);
     await expectFailedWithoutCalls([
-      { id: await insertJob(handle, 'send_saved_invoices', { ids: [1, 2, 3, 4, 5, 6], delete: true }), error: /^saved invoice 5 no longer exists \(the mirror marked it deleted at / },
-      { id: await insertJob(handle, 'send_saved_invoices', { ids: [998, 2, 999], delete: false }), error: /^saved invoice 998, 999 are not in the mirror \(last complete pull of saved_invoices at .*\); run 'invoice-mirror sync' first if they were created since$/ },
+      {
+        id: await insertJob(handle, 'send_saved_invoices', { ids: [1, 2, 3, 4, 5, 6], delete: true }),
+        error: /^saved invoice 5 no longer exists \(the mirror marked it deleted at /,
+      },
+      {
+        id: await insertJob(handle, 'send_saved_invoices', { ids: [998, 2, 999], delete: false }),
+        error:
+          /^saved invoice 998, 999 are not in the mirror \(last complete pull of saved_invoices at .*\); run 'invoice-mirror sync' first if they were created since$/,
+      },
       { id: await insertJob(handle, 'delete_saved_invoice', { id: 5 }), error: /^saved invoice 5 no longer exists/ },
-      { id: await insertJob(handle, 'update_product', { id: 555, changes: { name: 'X' } }), error: /^product 555 is not in the mirror/ },
-      { id: await insertJob(handle, 'create_quotation', { quotation: { action: 'save', clientnr: 777 } }), error: /^client 777 is not in the mirror/ },
+      {
+        id: await insertJob(handle, 'update_product', { id: 555, changes: { name: 'X' } }),
+        error: /^product 555 is not in the mirror/,
+      },
+      {
+        id: await insertJob(handle, 'create_quotation', { quotation: { action: 'save', clientnr: 777 } }),
+        error: /^client 777 is not in the mirror/,
+      },
     ]);
     // Nothing was sent: every saved invoice of the first job is still there.
     for (const id of [1, 2, 3, 4, 6]) expect(env.box.sandbox.store.get('saved_invoices', id)).toBeDefined();

@@ -10,7 +10,10 @@ import { useSandbox } from '../support/sandbox.js';
 import { useTestDatabase } from '../support/test-database.js';
 
 const database = useTestDatabase();
-const env = useSandbox({ perEntity: { clients: 30, products: 30, quotations: 40, saved_invoices: 40, repeating_invoices: 40 }, now: new Date() });
+const env = useSandbox({
+  perEntity: { clients: 30, products: 30, quotations: 40, saved_invoices: 40, repeating_invoices: 40 },
+  now: new Date(),
+});
 
 const cli = (...args: string[]) => runCli(args, { env: database.current.env });
 
@@ -27,24 +30,32 @@ describe('invoice-mirror report', () => {
     expect(result.stderr).toBe('');
     const lines = result.stdout.trimEnd().split('\n');
     expect(lines[0]).toMatch(/^name\s+title\s+description$/);
-    for (const report of REPORTS) expect(result.stdout).toMatch(new RegExp(`^${report.name}\\s+${report.title}\\s`, 'm'));
+    for (const report of REPORTS)
+      expect(result.stdout).toMatch(new RegExp(`^${report.name}\\s+${report.title}\\s`, 'm'));
     expect(lines.at(-1)).toBe(`(${REPORTS.length} rows)`);
   });
 
   it('lists them as JSON too', async () => {
     const result = await cli('report', '--format', 'json');
     expect(result.code).toBe(0);
-    expect(JSON.parse(result.stdout)).toEqual(REPORTS.map(({ name, title, description }) => ({ name, title, description })));
+    expect(JSON.parse(result.stdout)).toEqual(
+      REPORTS.map(({ name, title, description }) => ({ name, title, description })),
+    );
   });
 
   it('prints the header of a report that has no rows yet', async () => {
     const result = await cli('report', 'open_quotations', '--format', 'csv');
     expect(result.code).toBe(0);
-    expect(result.stdout).toBe('quotation_id,quotation_reference,saved_name,client_number,client_name,quotation_date,valid_until,days_open,expired,custom_status,total_incl_tax\n');
+    expect(result.stdout).toBe(
+      'quotation_id,quotation_reference,saved_name,client_number,client_name,quotation_date,valid_until,days_open,expired,custom_status,total_incl_tax\n',
+    );
   });
 
   it('prints a report as JSON, CSV and a table', async () => {
-    const outcome = await runSync({ db: database.current.handle.db, client: env.client, schema: database.current.schema }, { kind: 'backfill' });
+    const outcome = await runSync(
+      { db: database.current.handle.db, client: env.client, schema: database.current.schema },
+      { kind: 'backfill' },
+    );
     expect(outcome.status).toBe('succeeded');
 
     const json = await cli('report', 'open_quotations', '--format', 'json');
@@ -71,7 +82,9 @@ describe('invoice-mirror report', () => {
     const result = await cli('report', 'turnover');
     expect(result.code).toBe(2);
     expect(result.stdout).toBe('');
-    expect(result.stderr).toBe("invoice-mirror: unknown report 'turnover' (run 'invoice-mirror report' to list them)\n");
+    expect(result.stderr).toBe(
+      "invoice-mirror: unknown report 'turnover' (run 'invoice-mirror report' to list them)\n",
+    );
   });
 
   it('refuses an unknown format with exit code 2', async () => {
@@ -83,7 +96,8 @@ describe('invoice-mirror report', () => {
 
 describe('invoice-mirror sql on the views', () => {
   it('reads a view in each format', async () => {
-    const query = 'select frequency, repeating_invoice_count, monthly_amount from recurring_revenue_by_frequency order by frequency';
+    const query =
+      'select frequency, repeating_invoice_count, monthly_amount from recurring_revenue_by_frequency order by frequency';
     const json = await cli('sql', query, '--format', 'json');
     expect(json.code).toBe(0);
     const rows = JSON.parse(json.stdout) as { frequency: string; repeating_invoice_count: number }[];

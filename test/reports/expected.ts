@@ -18,13 +18,15 @@ export interface Account {
 // ---- wire readers ---------------------------------------------------------------------------
 
 const text = (value: unknown): string => (value === undefined || value === null ? '' : String(value));
-const bool = (value: unknown): boolean => value === true || value === 1 || ['true', '1'].includes(text(value).toLowerCase());
+const bool = (value: unknown): boolean =>
+  value === true || value === 1 || ['true', '1'].includes(text(value).toLowerCase());
 const day = (value: unknown): string | null => (text(value) === '' ? null : text(value));
 const int = (value: unknown): number => Number(value);
 /** Cents of a money string such as "62.92". */
 export const cents = (value: unknown): number => Math.round(Number(value) * 100);
 const displayName = (company: unknown, contact: unknown): string | null => text(company) || text(contact) || null;
-const isApproved = (q: Wire): boolean => typeof q.approved === 'object' && q.approved !== null && !Array.isArray(q.approved);
+const isApproved = (q: Wire): boolean =>
+  typeof q.approved === 'object' && q.approved !== null && !Array.isArray(q.approved);
 const customStatus = (q: Wire): string => text(q.customstatus).toLowerCase() || 'none';
 
 /** n / d rounded to a whole number, halves away from zero (Postgres `round`). */
@@ -50,7 +52,16 @@ export function addMonths(isoDay: string, months: number): string {
   return iso(Date.UTC(first.getUTCFullYear(), first.getUTCMonth(), Math.min(d, last)));
 }
 
-const PER_YEAR: Record<string, number> = { weekly: 52, biweekly: 26, fourweekly: 13, monthly: 12, bimonthly: 6, quarterly: 4, halfyearly: 2, yearly: 1 };
+const PER_YEAR: Record<string, number> = {
+  weekly: 52,
+  biweekly: 26,
+  fourweekly: 13,
+  monthly: 12,
+  bimonthly: 6,
+  quarterly: 4,
+  halfyearly: 2,
+  yearly: 1,
+};
 const STEP: Record<string, (d: string) => string> = {
   weekly: (d) => addDays(d, 7),
   biweekly: (d) => addDays(d, 14),
@@ -94,7 +105,10 @@ function orderBy(rows: Row[], ...keys: { key: Key; desc?: boolean; nullsFirst?: 
     return 0;
   });
 }
-const col = (name: string): Key => (row) => row[name] ?? null;
+const col =
+  (name: string): Key =>
+  (row) =>
+    row[name] ?? null;
 
 // ---- the reports ----------------------------------------------------------------------------
 
@@ -124,16 +138,35 @@ const STAGES = ['draft', 'open', 'approved', 'declined'];
 export function quotationPipeline(account: Account): Row[] {
   const groups = new Map<string, Row>();
   for (const q of account.quotations) {
-    const stage = !bool(q.sent) ? 'draft' : text(q.customstatus).toLowerCase() === 'declined' ? 'declined' : isApproved(q) ? 'approved' : 'open';
+    const stage = !bool(q.sent)
+      ? 'draft'
+      : text(q.customstatus).toLowerCase() === 'declined'
+        ? 'declined'
+        : isApproved(q)
+          ? 'approved'
+          : 'open';
     const key = `${stage}/${customStatus(q)}/${isApproved(q)}`;
-    const group = groups.get(key) ?? { stage, custom_status: customStatus(q), approved: isApproved(q), quotation_count: 0, total_incl_tax: 0, oldest_quotation_date: null };
+    const group = groups.get(key) ?? {
+      stage,
+      custom_status: customStatus(q),
+      approved: isApproved(q),
+      quotation_count: 0,
+      total_incl_tax: 0,
+      oldest_quotation_date: null,
+    };
     group.quotation_count = (group.quotation_count as number) + 1;
     group.total_incl_tax = (group.total_incl_tax as number) + cents(q.totalintax);
     const date = day(q.date);
-    if (date && (group.oldest_quotation_date === null || date < (group.oldest_quotation_date as string))) group.oldest_quotation_date = date;
+    if (date && (group.oldest_quotation_date === null || date < (group.oldest_quotation_date as string)))
+      group.oldest_quotation_date = date;
     groups.set(key, group);
   }
-  return orderBy([...groups.values()], { key: (row) => STAGES.indexOf(row.stage as string) }, { key: col('custom_status') }, { key: (row) => (row.approved ? 1 : 0) });
+  return orderBy(
+    [...groups.values()],
+    { key: (row) => STAGES.indexOf(row.stage as string) },
+    { key: col('custom_status') },
+    { key: (row) => (row.approved ? 1 : 0) },
+  );
 }
 
 export function savedInvoicesByClient(account: Account): Row[] {
@@ -147,7 +180,8 @@ export function savedInvoicesByClient(account: Account): Row[] {
     const paid = invoices.reduce((sum, s) => sum + cents(s.alreadypaid), 0);
     return {
       client_number: clientnr,
-      client_name: (client && displayName(client.company, client.contact)) ?? displayName(newest.company, newest.contact),
+      client_name:
+        (client && displayName(client.company, client.contact)) ?? displayName(newest.company, newest.contact),
       saved_invoice_count: invoices.length,
       total_incl_tax: total,
       total_discount: invoices.reduce((sum, s) => sum + cents(s.totaldiscount), 0),
@@ -176,7 +210,11 @@ export function recurringRevenue(account: Account, today: string): Row[] {
     days_until_next_send: day(r.nextsenddate) ? daysBetween(today, day(r.nextsenddate)!) : null,
     final_send_date: day(r.finalsenddate),
   }));
-  return orderBy(rows, { key: col('monthly_amount'), desc: true, nullsFirst: false }, { key: col('repeating_invoice_id') });
+  return orderBy(
+    rows,
+    { key: col('monthly_amount'), desc: true, nullsFirst: false },
+    { key: col('repeating_invoice_id') },
+  );
 }
 
 export function recurringRevenueByFrequency(account: Account): Row[] {
@@ -184,11 +222,22 @@ export function recurringRevenueByFrequency(account: Account): Row[] {
   for (const r of account.repeating_invoices) groups.set(frequencyOf(r), [...(groups.get(frequencyOf(r)) ?? []), r]);
   const row = (frequency: string, sendsPerYear: number | null, invoices: Wire[]): Row => {
     const yearly = invoices.reduce((sum, r) => sum + (yearlyCents(r) ?? 0), 0);
-    return { frequency, sends_per_year: sendsPerYear, repeating_invoice_count: invoices.length, yearly_amount: yearly, monthly_amount: divideRound(yearly, 12) };
+    return {
+      frequency,
+      sends_per_year: sendsPerYear,
+      repeating_invoice_count: invoices.length,
+      yearly_amount: yearly,
+      monthly_amount: divideRound(yearly, 12),
+    };
   };
   const rows = [...groups].map(([frequency, invoices]) => row(frequency, PER_YEAR[frequency] ?? null, invoices));
   rows.push(row('all frequencies', null, account.repeating_invoices));
-  return orderBy(rows, { key: col('sends_per_year'), desc: true, nullsFirst: false }, { key: (r) => (r.frequency === 'all frequencies' ? 1 : 0) }, { key: col('frequency') });
+  return orderBy(
+    rows,
+    { key: col('sends_per_year'), desc: true, nullsFirst: false },
+    { key: (r) => (r.frequency === 'all frequencies' ? 1 : 0) },
+    { key: col('frequency') },
+  );
 }
 
 export function upcomingRepeatingSends(account: Account, today: string): Row[] {
@@ -291,7 +340,10 @@ export function clientOverview(account: Account, today: string): Row[] {
       saved_invoice_count: saved(nr).length,
       saved_invoice_total: sum(saved(nr)),
       repeating_invoice_count: repeating(nr).length,
-      monthly_recurring_amount: divideRound(repeating(nr).reduce((total, r) => total + (yearlyCents(r) ?? 0), 0), 12),
+      monthly_recurring_amount: divideRound(
+        repeating(nr).reduce((total, r) => total + (yearlyCents(r) ?? 0), 0),
+        12,
+      ),
       open_document_count: open(nr).length + saved(nr).length + repeating(nr).length,
     };
   });

@@ -14,7 +14,10 @@ import type { Account, Row, Wire } from './expected.js';
 
 const database = useTestDatabase();
 // The sandbox's calendar starts today, so its dates sit around the database's current_date.
-const env = useSandbox({ perEntity: { clients: 60, products: 60, quotations: 120, saved_invoices: 90, repeating_invoices: 80 }, now: new Date() });
+const env = useSandbox({
+  perEntity: { clients: 60, products: 60, quotations: 120, saved_invoices: 90, repeating_invoices: 80 },
+  now: new Date(),
+});
 
 const deps = () => ({ db: database.current.handle.db, client: env.client, schema: database.current.schema });
 const SANDBOX_ENTITIES = ['clients', 'products', 'quotations', 'saved_invoices', 'repeating_invoices'] as const;
@@ -67,7 +70,9 @@ async function expectReportsMatchAccount(): Promise<void> {
 /** Today's row of recent_changes per table. */
 async function changesToday(): Promise<Map<string, Row>> {
   const today = await databaseToday();
-  return new Map((await report('recent_changes')).filter((row) => row.day === today).map((row) => [row.entity as string, row]));
+  return new Map(
+    (await report('recent_changes')).filter((row) => row.day === today).map((row) => [row.entity as string, row]),
+  );
 }
 
 describe('reports on a backfilled mirror', () => {
@@ -81,7 +86,11 @@ describe('reports on a backfilled mirror', () => {
   });
 
   it('every report except recent_changes is computed here', () => {
-    expect(Object.keys(COMPUTED).sort()).toEqual(REPORTS.map((r) => r.name).filter((name) => name !== 'recent_changes').sort());
+    expect(Object.keys(COMPUTED).sort()).toEqual(
+      REPORTS.map((r) => r.name)
+        .filter((name) => name !== 'recent_changes')
+        .sort(),
+    );
   });
 
   it.each(Object.keys(COMPUTED))('%s matches the figures computed from the service records', async (name) => {
@@ -105,16 +114,33 @@ describe('reports on a backfilled mirror', () => {
   it('recent_changes counts what the backfill inserted, per table', async () => {
     const rows = await changesToday();
     for (const entity of SANDBOX_ENTITIES) {
-      expect(rows.get(entity), entity).toMatchObject({ inserted: env.sandbox.store.list(entity).length, updated: 0, deleted: 0, restored: 0, total_changes: env.sandbox.store.list(entity).length });
+      expect(rows.get(entity), entity).toMatchObject({
+        inserted: env.sandbox.store.list(entity).length,
+        updated: 0,
+        deleted: 0,
+        restored: 0,
+        total_changes: env.sandbox.store.list(entity).length,
+      });
     }
     expect(rows.get('countries')?.inserted).toBeGreaterThan(200);
   });
 
   it('the monthly amount follows the frequency (weekly x52/12 … yearly x1/12)', async () => {
-    const factors: Record<string, number> = { weekly: 52 / 12, biweekly: 26 / 12, fourweekly: 13 / 12, monthly: 1, bimonthly: 1 / 2, quarterly: 1 / 3, halfyearly: 1 / 6, yearly: 1 / 12 };
+    const factors: Record<string, number> = {
+      weekly: 52 / 12,
+      biweekly: 26 / 12,
+      fourweekly: 13 / 12,
+      monthly: 1,
+      bimonthly: 1 / 2,
+      quarterly: 1 / 3,
+      halfyearly: 1 / 6,
+      yearly: 1 / 12,
+    };
     for (const row of await report('recurring_revenue')) {
       const monthly = (row.amount_per_invoice as number) * factors[row.frequency as string]!;
-      expect(Math.abs((row.monthly_amount as number) - monthly), String(row.repeating_invoice_id)).toBeLessThanOrEqual(0.5);
+      expect(Math.abs((row.monthly_amount as number) - monthly), String(row.repeating_invoice_id)).toBeLessThanOrEqual(
+        0.5,
+      );
     }
   });
 
@@ -132,7 +158,13 @@ describe('reports on a backfilled mirror', () => {
   });
 
   describe('after records are deleted upstream and a sync', () => {
-    const deleted: Record<(typeof SANDBOX_ENTITIES)[number], number[]> = { clients: [], products: [], quotations: [], saved_invoices: [], repeating_invoices: [] };
+    const deleted: Record<(typeof SANDBOX_ENTITIES)[number], number[]> = {
+      clients: [],
+      products: [],
+      quotations: [],
+      saved_invoices: [],
+      repeating_invoices: [],
+    };
     let before: Account;
 
     beforeAll(async () => {
@@ -145,18 +177,35 @@ describe('reports on a backfilled mirror', () => {
       };
       const open = expected.openQuotations(before, today);
       const inactive = expected.inactiveClientsWithOpenDocuments(before, today);
-      const savedClients = expected.savedInvoicesByClient(before).filter((row) => (row.saved_invoice_count as number) >= 2 && row.client_number !== 0);
+      const savedClients = expected
+        .savedInvoicesByClient(before)
+        .filter((row) => (row.saved_invoice_count as number) >= 2 && row.client_number !== 0);
       deleted.quotations.push(
         open[0]!.quotation_id as number,
         pick(before.quotations, (q) => typeof q.approved === 'object' && !Array.isArray(q.approved)),
         pick(before.quotations, (q) => q.sent === 'false'),
       );
-      deleted.saved_invoices.push(pick(before.saved_invoices, (s) => Number(s.clientnr) === savedClients[0]!.client_number));
-      deleted.repeating_invoices.push(pick(before.repeating_invoices, (r) => r.finalsenddate !== ''), pick(before.repeating_invoices, (r) => r.finalsenddate === ''));
-      deleted.products.push(...expected.lowStockProducts(before).slice(0, 2).map((row) => row.product_id as number));
+      deleted.saved_invoices.push(
+        pick(before.saved_invoices, (s) => Number(s.clientnr) === savedClients[0]!.client_number),
+      );
+      deleted.repeating_invoices.push(
+        pick(before.repeating_invoices, (r) => r.finalsenddate !== ''),
+        pick(before.repeating_invoices, (r) => r.finalsenddate === ''),
+      );
+      deleted.products.push(
+        ...expected
+          .lowStockProducts(before)
+          .slice(0, 2)
+          .map((row) => row.product_id as number),
+      );
       // An inactive client with open work, a client whose saved invoices stay, and one more.
-      deleted.clients.push(inactive[0]!.client_number as number, savedClients[1]!.client_number as number, pick(before.clients, (c) => c.active === 'true', 'clientnr'));
-      for (const [entity, ids] of Object.entries(deleted)) for (const id of ids) env.sandbox.store.delete(entity as keyof typeof deleted, id);
+      deleted.clients.push(
+        inactive[0]!.client_number as number,
+        savedClients[1]!.client_number as number,
+        pick(before.clients, (c) => c.active === 'true', 'clientnr'),
+      );
+      for (const [entity, ids] of Object.entries(deleted))
+        for (const id of ids) env.sandbox.store.delete(entity as keyof typeof deleted, id);
       const outcome = await runSync(deps(), { kind: 'sync' });
       expect(outcome.status).toBe('succeeded');
     });
@@ -164,7 +213,11 @@ describe('reports on a backfilled mirror', () => {
     it('the mirror keeps the deleted records, marked deleted', async () => {
       for (const [entity, ids] of Object.entries(deleted)) {
         const key = entity === 'clients' ? 'clientnr' : 'id';
-        const { rows } = await sql<{ n: number }>`select count(*)::int as n from ${sql.table(entity)} where deleted_at is not null and ${sql.ref(key)} in (${sql.join(ids)})`.execute(database.current.handle.db);
+        const { rows } = await sql<{
+          n: number;
+        }>`select count(*)::int as n from ${sql.table(entity)} where deleted_at is not null and ${sql.ref(key)} in (${sql.join(ids)})`.execute(
+          database.current.handle.db,
+        );
         expect(rows[0]!.n, entity).toBe(ids.length);
       }
     });
@@ -177,7 +230,8 @@ describe('reports on a backfilled mirror', () => {
       const idsIn = async (name: string, column: string) => new Set((await report(name)).map((row) => row[column]));
       for (const id of deleted.quotations) expect((await idsIn('open_quotations', 'quotation_id')).has(id)).toBe(false);
       for (const name of ['recurring_revenue', 'upcoming_repeating_sends', 'ending_repeating_invoices']) {
-        for (const id of deleted.repeating_invoices) expect((await idsIn(name, 'repeating_invoice_id')).has(id), name).toBe(false);
+        for (const id of deleted.repeating_invoices)
+          expect((await idsIn(name, 'repeating_invoice_id')).has(id), name).toBe(false);
       }
       for (const name of ['product_stock', 'low_stock_products']) {
         for (const id of deleted.products) expect((await idsIn(name, 'product_id')).has(id), name).toBe(false);
@@ -187,8 +241,12 @@ describe('reports on a backfilled mirror', () => {
       }
       // Pipeline and per-client totals shrink by exactly the deleted documents.
       const count = (rows: Row[], column: string) => rows.reduce((sum, row) => sum + (row[column] as number), 0);
-      expect(count(await report('quotation_pipeline'), 'quotation_count')).toBe(before.quotations.length - deleted.quotations.length);
-      expect(count(await report('saved_invoices_by_client'), 'saved_invoice_count')).toBe(before.saved_invoices.length - deleted.saved_invoices.length);
+      expect(count(await report('quotation_pipeline'), 'quotation_count')).toBe(
+        before.quotations.length - deleted.quotations.length,
+      );
+      expect(count(await report('saved_invoices_by_client'), 'saved_invoice_count')).toBe(
+        before.saved_invoices.length - deleted.saved_invoices.length,
+      );
     });
 
     it('saved invoices of a deleted client still count, under the name on the invoice', async () => {

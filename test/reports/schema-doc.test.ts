@@ -12,7 +12,10 @@ import { useSandbox } from '../support/sandbox.js';
 import { useTestDatabase } from '../support/test-database.js';
 
 const database = useTestDatabase();
-const env = useSandbox({ perEntity: { clients: 20, products: 20, quotations: 30, saved_invoices: 30, repeating_invoices: 30 }, now: new Date() });
+const env = useSandbox({
+  perEntity: { clients: 20, products: 20, quotations: 30, saved_invoices: 30, repeating_invoices: 30 },
+  now: new Date(),
+});
 
 const DOC = readFileSync(new URL('../../docs/schema.md', import.meta.url), 'utf8');
 
@@ -67,7 +70,11 @@ async function databaseColumns(): Promise<Map<string, { column: string; type: st
      where table_schema = ${database.current.schema}
      order by table_name, ordinal_position`.execute(database.current.handle.db);
   const out = new Map<string, { column: string; type: string }[]>();
-  for (const row of rows) out.set(row.table_name, [...(out.get(row.table_name) ?? []), { column: row.column_name, type: typeName(row.data_type, row.udt_name) }]);
+  for (const row of rows)
+    out.set(row.table_name, [
+      ...(out.get(row.table_name) ?? []),
+      { column: row.column_name, type: typeName(row.data_type, row.udt_name) },
+    ]);
   return out;
 }
 
@@ -87,7 +94,10 @@ describe('docs/schema.md', () => {
   it('lists every column with its type, in the order of the database', async () => {
     const documented = parseSchemaDoc(DOC);
     for (const [name, columns] of await databaseColumns()) {
-      expect(documented.get(name)?.columns.map(({ column, type }) => ({ column, type })), name).toEqual(columns);
+      expect(
+        documented.get(name)?.columns.map(({ column, type }) => ({ column, type })),
+        name,
+      ).toEqual(columns);
     }
   });
 
@@ -101,7 +111,11 @@ describe('docs/schema.md', () => {
     const documented = parseSchemaDoc(DOC);
     const { db } = database.current.handle;
     for (const view of REPORT_VIEWS) {
-      const { rows } = await sql<{ comment: string | null }>`select obj_description(${`${database.current.schema}.${view.name}`}::regclass, 'pg_class') as comment`.execute(db);
+      const { rows } = await sql<{
+        comment: string | null;
+      }>`select obj_description(${`${database.current.schema}.${view.name}`}::regclass, 'pg_class') as comment`.execute(
+        db,
+      );
       expect(rows[0]!.comment, view.name).toBe(view.comment);
       expect(documented.get(view.name)?.description, view.name).toBe(view.comment);
       const { rows: columns } = await sql<{ column_name: string; comment: string | null }>`
@@ -109,14 +123,23 @@ describe('docs/schema.md', () => {
           from pg_attribute a
          where a.attrelid = ${`${database.current.schema}.${view.name}`}::regclass and a.attnum > 0 and not a.attisdropped
          order by a.attnum`.execute(db);
-      expect(columns.map((c) => c.comment), view.name).not.toContain(null);
-      expect(columns.map((c) => [c.column_name, c.comment]), view.name).toEqual(documented.get(view.name)!.columns.map((c) => [c.column, c.meaning]));
+      expect(
+        columns.map((c) => c.comment),
+        view.name,
+      ).not.toContain(null);
+      expect(
+        columns.map((c) => [c.column_name, c.comment]),
+        view.name,
+      ).toEqual(documented.get(view.name)!.columns.map((c) => [c.column, c.meaning]));
     }
   });
 
   describe('example queries', () => {
     beforeAll(async () => {
-      const outcome = await runSync({ db: database.current.handle.db, client: env.client, schema: database.current.schema }, { kind: 'backfill' });
+      const outcome = await runSync(
+        { db: database.current.handle.db, client: env.client, schema: database.current.schema },
+        { kind: 'backfill' },
+      );
       expect(outcome.status).toBe('succeeded');
     });
 
@@ -135,7 +158,9 @@ describe('docs/schema.md', () => {
     it('answers "revenue expected next month" with the sends that fall in it', async () => {
       const [query] = exampleQueries(DOC);
       expect(query).toContain('upcoming_repeating_sends');
-      const { rows } = await sql.raw<{ invoices: number; expected_incl_tax: string | null }>(query!).execute(database.current.handle.db);
+      const { rows } = await sql
+        .raw<{ invoices: number; expected_incl_tax: string | null }>(query!)
+        .execute(database.current.handle.db);
       expect(rows[0]!.invoices).toBeGreaterThan(0);
     });
   });

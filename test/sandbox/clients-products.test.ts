@@ -5,13 +5,29 @@ import { del, get, post, put, sandbox, unwrap } from './helpers.js';
 describe('clients', () => {
   it('create answers 201 with the bare clientnr as text; GET reads it back in wire form', async () => {
     const sb = await sandbox();
-    const r = await post(sb, '/clients/', { company: 'Nieuw B.V.', contact: 'Jan', city: 'Delft', active: true, top: 14, reference: { line1: 'r1' } });
+    const r = await post(sb, '/clients/', {
+      company: 'Nieuw B.V.',
+      contact: 'Jan',
+      city: 'Delft',
+      active: true,
+      top: 14,
+      reference: { line1: 'r1' },
+    });
     expect(r.status).toBe(201);
     expect(r.type).toMatch(/^text\/plain/);
     expect(r.text).toMatch(/^\d+$/);
     expect(r.text).toBe('21');
     const c = unwrap(await get(sb, `/clients/${r.text}`), 'client');
-    expect(c).toMatchObject({ clientnr: '21', company: 'Nieuw B.V.', contact: 'Jan', city: 'Delft', active: 'true', top: '14', country: '146', lastinvoice: '' });
+    expect(c).toMatchObject({
+      clientnr: '21',
+      company: 'Nieuw B.V.',
+      contact: 'Jan',
+      city: 'Delft',
+      active: 'true',
+      top: '14',
+      country: '146',
+      lastinvoice: '',
+    });
     expect(c.reference).toEqual({ line1: 'r1', line2: '', line3: '' });
     expect((await get(sb, '/clients?count=-1')).json()).toHaveLength(21);
   });
@@ -36,16 +52,44 @@ describe('clients', () => {
 
   it('booleans in all four forms, enums in any case, country by id or name', async () => {
     const sb = await sandbox();
-    const cases: [unknown, string][] = [[true, 'true'], [false, 'false'], ['true', 'true'], ['false', 'false'], [1, 'true'], [0, 'false'], ['1', 'true'], ['0', 'false']];
+    const cases: [unknown, string][] = [
+      [true, 'true'],
+      [false, 'false'],
+      ['true', 'true'],
+      ['false', 'false'],
+      [1, 'true'],
+      [0, 'false'],
+      ['1', 'true'],
+      ['0', 'false'],
+    ];
     for (const [input, wire] of cases) {
       expect((await put(sb, '/clients/1', { active: input })).status).toBe(200);
       expect(sb.store.get('clients', 1)!.active).toBe(wire);
     }
     expect((await put(sb, '/clients/1', { active: 'yes' })).status).toBe(400);
-    await put(sb, '/clients/1', { sendmethod: 'EMAIL', paymentmethod: 'AutoCollect', collecttype: 'rcur', tax_type: 'InTax', default_doclang: 'EN' });
-    expect(sb.store.get('clients', 1)).toMatchObject({ sendmethod: 'email', paymentmethod: 'autocollect', collecttype: 'RCUR', tax_type: 'intax', default_doclang: 'en' });
+    await put(sb, '/clients/1', {
+      sendmethod: 'EMAIL',
+      paymentmethod: 'AutoCollect',
+      collecttype: 'rcur',
+      tax_type: 'InTax',
+      default_doclang: 'EN',
+    });
+    expect(sb.store.get('clients', 1)).toMatchObject({
+      sendmethod: 'email',
+      paymentmethod: 'autocollect',
+      collecttype: 'RCUR',
+      tax_type: 'intax',
+      default_doclang: 'en',
+    });
     expect((await put(sb, '/clients/1', { sendmethod: 'pigeon' })).status).toBe(400);
-    for (const [input, id] of [['Nederland', '146'], ['netherlands', '146'], [146, '146'], ['146', '146'], ['Deutschland', undefined], ['BE', undefined]] as const) {
+    for (const [input, id] of [
+      ['Nederland', '146'],
+      ['netherlands', '146'],
+      [146, '146'],
+      ['146', '146'],
+      ['Deutschland', undefined],
+      ['BE', undefined],
+    ] as const) {
       expect((await put(sb, '/clients/1', { country: input })).status).toBe(200);
       if (id) expect(sb.store.get('clients', 1)!.country).toBe(id);
     }
@@ -60,7 +104,14 @@ describe('clients', () => {
   it('field lengths are enforced with a 400 and a message naming the field; nothing changes', async () => {
     const sb = await sandbox();
     const before = sb.store.get('clients', 2);
-    for (const [field, max] of [['company', 50], ['zipcode', 7], ['phone', 13], ['taxnumber', 18], ['mailintro', 128], ['email', 255]] as const) {
+    for (const [field, max] of [
+      ['company', 50],
+      ['zipcode', 7],
+      ['phone', 13],
+      ['taxnumber', 18],
+      ['mailintro', 128],
+      ['email', 255],
+    ] as const) {
       const ok = await put(sb, '/clients/2', { [field]: 'é'.repeat(max) });
       expect(ok.status, field).toBe(200);
       const r = await put(sb, '/clients/2', { [field]: 'x'.repeat(max + 1), city: 'Changed' });
@@ -79,7 +130,9 @@ describe('clients', () => {
 
   it('takes form-encoded bodies (PHP style brackets)', async () => {
     const sb = await sandbox();
-    const r = await post(sb, '/clients', undefined, { form: 'company=Form+%26+Co&active=0&reference%5Bline1%5D=R%C3%A9f&country=Belgi%C3%AB' });
+    const r = await post(sb, '/clients', undefined, {
+      form: 'company=Form+%26+Co&active=0&reference%5Bline1%5D=R%C3%A9f&country=Belgi%C3%AB',
+    });
     expect(r.status).toBe(201);
     const c = sb.store.get('clients', Number(r.text))!;
     expect(c).toMatchObject({ company: 'Form & Co', active: 'false' });
@@ -90,7 +143,11 @@ describe('clients', () => {
 
   it('DELETE: 200, then 404; a client with documents cannot be deleted (403)', async () => {
     const sb = await sandbox();
-    const docs = new Set(['quotations', 'saved_invoices', 'repeating_invoices'].flatMap((e) => sb.store.list(e as 'quotations').map((d) => d.clientnr)));
+    const docs = new Set(
+      ['quotations', 'saved_invoices', 'repeating_invoices'].flatMap((e) =>
+        sb.store.list(e as 'quotations').map((d) => d.clientnr),
+      ),
+    );
     const free = sb.store.list('clients').find((c) => !docs.has(c.clientnr))!;
     const busy = sb.store.list('clients').find((c) => docs.has(c.clientnr))!;
     const r = await del(sb, `/clients/${busy.clientnr}`);
@@ -110,7 +167,15 @@ describe('products', () => {
     expect(r.status).toBe(201);
     expect(r.text).toBe('21');
     expect(unwrap(await get(sb, '/products/21'), 'product')).toEqual({
-      id: '21', code: 'NEW-1', name: 'Nieuw', price: '12.5', taxes: '21', priceintax: '15.13', notes: '', stock: false, stock_use: 'false',
+      id: '21',
+      code: 'NEW-1',
+      name: 'Nieuw',
+      price: '12.5',
+      taxes: '21',
+      priceintax: '15.13',
+      notes: '',
+      stock: false,
+      stock_use: 'false',
     });
     expect((await put(sb, '/products/21', { price: '10', taxes: '9' })).status).toBe(200);
     expect(sb.store.get('products', 21)).toMatchObject({ price: '10', taxes: '9', priceintax: '10.9' });
@@ -140,7 +205,10 @@ describe('products', () => {
     const sb = await sandbox();
     const withStock = sb.store.list('products').find((p) => p.stock_use === 'true')!;
     expect((await put(sb, `/products/${withStock.id}`, { stock: 42.5 })).status).toBe(200);
-    expect(unwrap(await get(sb, `/products/${withStock.id}`), 'product')).toMatchObject({ stock: 42.5, stock_use: 'true' });
+    expect(unwrap(await get(sb, `/products/${withStock.id}`), 'product')).toMatchObject({
+      stock: 42.5,
+      stock_use: 'true',
+    });
     const without = sb.store.list('products').find((p) => p.stock_use === 'false')!;
     await put(sb, `/products/${without.id}`, { stock: '7' });
     expect(sb.store.get('products', Number(without.id))).toMatchObject({ stock: 7, stock_use: 'true' });
@@ -155,6 +223,13 @@ describe('products', () => {
     const sb = await sandbox();
     const r = await post(sb, '/products', undefined, { form: 'name=Form&price=3.5&taxes=9&stock_use=true&stock=3' });
     expect(r.status).toBe(201);
-    expect(sb.store.get('products', Number(r.text))).toMatchObject({ name: 'Form', price: '3.5', taxes: '9', priceintax: '3.82', stock_use: 'true', stock: 3 });
+    expect(sb.store.get('products', Number(r.text))).toMatchObject({
+      name: 'Form',
+      price: '3.5',
+      taxes: '9',
+      priceintax: '3.82',
+      stock_use: 'true',
+      stock: 3,
+    });
   });
 });

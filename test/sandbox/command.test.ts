@@ -6,10 +6,38 @@ import { registerSandboxCommand, sandboxOptionsFromFlags } from '../../src/sandb
 
 describe('sandbox command flags', () => {
   it('maps flags to options with defaults (port 4010, 500 records, seed 1)', () => {
-    expect(sandboxOptionsFromFlags({})).toMatchObject({ port: 4010, host: '127.0.0.1', records: 500, seed: 1, admin: false });
+    expect(sandboxOptionsFromFlags({})).toMatchObject({
+      port: 4010,
+      host: '127.0.0.1',
+      records: 500,
+      seed: 1,
+      admin: false,
+    });
     expect(
-      sandboxOptionsFromFlags({ port: '0', host: '0.0.0.0', records: '20', seed: '9', latency: '15', failureRate: '0.25', quota: '100', sendMs: '2.5', pageSize: '50', admin: true }),
-    ).toEqual({ port: 0, host: '0.0.0.0', records: 20, seed: 9, latencyMs: 15, failureRate: 0.25, hourlyQuota: 100, sendMsPerInvoice: 2.5, defaultPageSize: 50, admin: true });
+      sandboxOptionsFromFlags({
+        port: '0',
+        host: '0.0.0.0',
+        records: '20',
+        seed: '9',
+        latency: '15',
+        failureRate: '0.25',
+        quota: '100',
+        sendMs: '2.5',
+        pageSize: '50',
+        admin: true,
+      }),
+    ).toEqual({
+      port: 0,
+      host: '0.0.0.0',
+      records: 20,
+      seed: 9,
+      latencyMs: 15,
+      failureRate: 0.25,
+      hourlyQuota: 100,
+      sendMsPerInvoice: 2.5,
+      defaultPageSize: 50,
+      admin: true,
+    });
   });
 
   it.each([
@@ -44,7 +72,10 @@ describe('sandbox command', () => {
     const others = process.listeners('SIGTERM');
     process.removeAllListeners('SIGTERM');
     const out: string[] = [];
-    vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => (out.push(String(chunk)), true));
+    vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
+      out.push(String(chunk));
+      return true;
+    });
     const program = new Command().exitOverride();
     registerSandboxCommand(program);
     const running = program.parseAsync(['sandbox', '--port', '0', '--records', '50', '--admin'], { from: 'user' });
@@ -55,7 +86,9 @@ describe('sandbox command', () => {
       expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/api\/v1$/);
       expect(text).toContain('user:    sandbox');
       expect(text).toContain('API key: sandbox');
-      const res = await fetch(`${url}/clients?count=-1`, { headers: { authorization: 'Basic ' + Buffer.from('sandbox:sandbox').toString('base64') } });
+      const res = await fetch(`${url}/clients?count=-1`, {
+        headers: { authorization: `Basic ${Buffer.from('sandbox:sandbox').toString('base64')}` },
+      });
       expect(res.status).toBe(200);
       expect(await res.json()).toHaveLength(10);
       expect((await fetch(`${url}/clients`)).status).toBe(401);
@@ -75,7 +108,9 @@ describe('sandbox command', () => {
     const program = new Command().exitOverride();
     registerSandboxCommand(program);
     try {
-      await expect(program.parseAsync(['sandbox', '--port', port], { from: 'user' })).rejects.toThrow(/--port: port \d+ is already in use/);
+      await expect(program.parseAsync(['sandbox', '--port', port], { from: 'user' })).rejects.toThrow(
+        /--port: port \d+ is already in use/,
+      );
     } finally {
       await busy.close();
     }

@@ -31,7 +31,7 @@ export interface CallOptions {
 }
 
 export function basic(user: string, key: string): string {
-  return 'Basic ' + Buffer.from(`${user}:${key}`).toString('base64');
+  return `Basic ${Buffer.from(`${user}:${key}`).toString('base64')}`;
 }
 
 /** One request; `path` is relative to /api/v1 (or absolute from the host when it starts with //). */
@@ -59,14 +59,16 @@ export async function call(sb: Sandbox, method: string, path: string, options: C
 }
 
 export const get = (sb: Sandbox, path: string, o?: CallOptions) => call(sb, 'GET', path, o);
-export const post = (sb: Sandbox, path: string, body: unknown, o?: CallOptions) => call(sb, 'POST', path, { body, ...o });
+export const post = (sb: Sandbox, path: string, body: unknown, o?: CallOptions) =>
+  call(sb, 'POST', path, { body, ...o });
 export const put = (sb: Sandbox, path: string, body: unknown, o?: CallOptions) => call(sb, 'PUT', path, { body, ...o });
 export const del = (sb: Sandbox, path: string, o?: CallOptions) => call(sb, 'DELETE', path, o);
 
 /** The one value of a one-key wrapper object. */
 export function unwrap(answer: Answer, key: string): Record<string, any> {
   const body = answer.json();
-  if (Object.keys(body).length !== 1 || !(key in body)) throw new Error(`expected {"${key}": …}, got ${answer.text.slice(0, 200)}`);
+  if (Object.keys(body).length !== 1 || !(key in body))
+    throw new Error(`expected {"${key}": …}, got ${answer.text.slice(0, 200)}`);
   return body[key];
 }
 

@@ -30,7 +30,12 @@ describe('saved invoices', () => {
     const sentList = sb.store.sentInvoices();
     const mine = sentList.filter((i) => i.id_saved === a!.id || i.id_saved === b!.id);
     expect(mine).toHaveLength(2);
-    expect(mine[0]).toMatchObject({ totalintax: a!.totalintax, clientnr: a!.clientnr, date: '2026-11-01', sent: 'true' });
+    expect(mine[0]).toMatchObject({
+      totalintax: a!.totalintax,
+      clientnr: a!.clientnr,
+      date: '2026-11-01',
+      sent: 'true',
+    });
     expect(sb.store.get('clients', Number(a!.clientnr))!.lastinvoice).toBe('2026-11-01');
     const r2 = await post(sb, '/saved_invoices/', { action: 'send', delete: true, id: [c!.id] });
     expect(r2.status).toBe(200);
@@ -44,7 +49,10 @@ describe('saved invoices', () => {
 
   it('the send time scales with the knob', async () => {
     const sb = await sandbox({ sendMsPerInvoice: 0 });
-    const ids = sb.store.list('saved_invoices').slice(0, 10).map((s) => Number(s.id));
+    const ids = sb.store
+      .list('saved_invoices')
+      .slice(0, 10)
+      .map((s) => Number(s.id));
     let t0 = performance.now();
     await post(sb, '/invoices_saved', { action: 'send', delete: false, id: ids });
     expect(performance.now() - t0).toBeLessThan(500);
@@ -74,7 +82,9 @@ describe('saved invoices', () => {
     // Exactly 10 is fine; form-encoded id[] works too.
     expect((await post(sb, '/invoices_saved', { action: 'send', delete: '1', id: ids.slice(0, 10) })).status).toBe(200);
     expect(sb.store.list('saved_invoices')).toHaveLength(10);
-    const form = await post(sb, '/invoices_saved', undefined, { form: `action=send&delete=1&id[]=${ids[10]}&id[]=${ids[11]}` });
+    const form = await post(sb, '/invoices_saved', undefined, {
+      form: `action=send&delete=1&id[]=${ids[10]}&id[]=${ids[11]}`,
+    });
     expect(form.status).toBe(200);
     expect(sb.store.list('saved_invoices')).toHaveLength(8);
     expect(sb.store.sentInvoices()).toHaveLength(before + 12);
@@ -98,7 +108,16 @@ describe('repeating invoices', () => {
     const list = (await get(sb, '/invoices_repeated')).json();
     expect(list).toHaveLength(20);
     for (const r of list) {
-      expect(['weekly', 'biweekly', 'fourweekly', 'monthly', 'bimonthly', 'quarterly', 'halfyearly', 'yearly']).toContain(r.frequency);
+      expect([
+        'weekly',
+        'biweekly',
+        'fourweekly',
+        'monthly',
+        'bimonthly',
+        'quarterly',
+        'halfyearly',
+        'yearly',
+      ]).toContain(r.frequency);
       expect(['auto', 'manual']).toContain(r.repeattype);
       expect(r.nextsenddate > '2026-11-01').toBe(true);
       if (r.finalsenddate !== '') expect(r.finalsenddate >= r.nextsenddate).toBe(true);
@@ -113,7 +132,9 @@ describe('repeating invoices', () => {
   it('disappear once the sandbox clock passes their final send date; next send dates move on', async () => {
     const sb = await sandbox({ records: 300 });
     const list = sb.store.list('repeating_invoices');
-    const ending = list.filter((r) => r.finalsenddate !== '').sort((a, b) => String(a.finalsenddate).localeCompare(String(b.finalsenddate)))[0]!;
+    const ending = list
+      .filter((r) => r.finalsenddate !== '')
+      .sort((a, b) => String(a.finalsenddate).localeCompare(String(b.finalsenddate)))[0]!;
     const open = list.find((r) => r.finalsenddate === '' && r.repeattype === 'auto')!;
     const sentBefore = sb.store.sentInvoices().length;
     sb.clock.set(String(ending.finalsenddate));

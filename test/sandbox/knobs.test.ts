@@ -5,15 +5,23 @@ import { startSandbox } from '../../src/sandbox/index.js';
 import { call, del, get, post, put, sandbox } from './helpers.js';
 
 /** A raw request that reports a dropped connection or a timeout instead of throwing. */
-async function attempt(url: string, auth: string, timeoutMs = 2000): Promise<{ status?: number; text?: string; error?: string }> {
+async function attempt(
+  url: string,
+  auth: string,
+  timeoutMs = 2000,
+): Promise<{ status?: number; text?: string; error?: string }> {
   try {
-    const res = await request(url, { headers: { authorization: auth }, headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
+    const res = await request(url, {
+      headers: { authorization: auth },
+      headersTimeout: timeoutMs,
+      bodyTimeout: timeoutMs,
+    });
     return { status: res.statusCode, text: await res.body.text() };
   } catch (e) {
     return { error: (e as Error & { code?: string }).code ?? (e as Error).message };
   }
 }
-const auth = 'Basic ' + Buffer.from('sandbox:sandbox').toString('base64');
+const auth = `Basic ${Buffer.from('sandbox:sandbox').toString('base64')}`;
 
 describe('latency and faults', () => {
   it('latencyMs is added to every response (also errors), and can change at run time', async () => {
@@ -133,8 +141,21 @@ describe('call log', () => {
     await put(sb, '/products/3', { notes: 'x' });
     await call(sb, 'GET', '/clients', { auth: null });
     expect(sb.calls).toHaveLength(3);
-    expect(sb.calls[0]).toMatchObject({ seq: 1, method: 'GET', path: '/api/v1/clients', query: 'count=2&start=4', body: undefined, status: 200 });
-    expect(sb.calls[1]).toMatchObject({ seq: 2, method: 'PUT', path: '/api/v1/products/3', body: '{"notes":"x"}', status: 200 });
+    expect(sb.calls[0]).toMatchObject({
+      seq: 1,
+      method: 'GET',
+      path: '/api/v1/clients',
+      query: 'count=2&start=4',
+      body: undefined,
+      status: 200,
+    });
+    expect(sb.calls[1]).toMatchObject({
+      seq: 2,
+      method: 'PUT',
+      path: '/api/v1/products/3',
+      body: '{"notes":"x"}',
+      status: 200,
+    });
     expect(sb.calls[2]).toMatchObject({ seq: 3, status: 401 });
     for (const c of sb.calls) {
       expect(c.endedAt).toBeGreaterThanOrEqual(c.startedAt);
@@ -160,7 +181,10 @@ describe('call log', () => {
 
   it('proves "at most 10 ids per call" and "never two sends at once" from the log', async () => {
     const sb = await sandbox({ sendMsPerInvoice: 10 });
-    const ids = sb.store.list('saved_invoices').map((s) => Number(s.id)).slice(0, 15);
+    const ids = sb.store
+      .list('saved_invoices')
+      .map((s) => Number(s.id))
+      .slice(0, 15);
     await post(sb, '/invoices_saved', { action: 'send', delete: true, id: ids.slice(0, 10) });
     await post(sb, '/invoices_saved', { action: 'send', delete: true, id: ids.slice(10) });
     const sends = sb.calls.filter((c) => c.method === 'POST');
@@ -180,7 +204,11 @@ describe('store API and data generator', () => {
       expect(a.store.list(e)).toEqual(b.store.list(e));
       expect(a.store.list(e)).not.toEqual(c.store.list(e));
     }
-    expect(['clients', 'products', 'quotations', 'saved_invoices', 'repeating_invoices'].map((e) => a.store.list(e as 'clients').length)).toEqual([21, 21, 21, 20, 20]);
+    expect(
+      ['clients', 'products', 'quotations', 'saved_invoices', 'repeating_invoices'].map(
+        (e) => a.store.list(e as 'clients').length,
+      ),
+    ).toEqual([21, 21, 21, 20, 20]);
     expect((await get(a, '/clients?count=-1')).text).toBe((await get(b, '/clients?count=-1')).text);
     const d = await sandbox({ records: 10, perEntity: { products: 0, quotations: 7 } });
     expect(d.store.list('products')).toEqual([]);
@@ -192,13 +220,35 @@ describe('store API and data generator', () => {
     const sb = await sandbox();
     const id = sb.store.insert('clients', { company: 'Ingevoegd', active: false, top: 45 });
     expect(id).toBe(21);
-    expect(sb.store.get('clients', id)).toMatchObject({ clientnr: '21', company: 'Ingevoegd', active: 'false', top: '45' });
+    expect(sb.store.get('clients', id)).toMatchObject({
+      clientnr: '21',
+      company: 'Ingevoegd',
+      active: 'false',
+      top: '45',
+    });
     expect((await get(sb, '/clients/21')).json().client.company).toBe('Ingevoegd');
-    const qid = sb.store.insert('quotations', { sent: 'true', approved: { name: 'N', date: '2026-01-02', comments: '' }, lines: [{ amount: 2, price: 5, tax_rate: 0 }] });
-    expect(sb.store.get('quotations', qid)).toMatchObject({ sent: 'true', approved: { name: 'N', date: '2026-01-02', ip: '', comments: '' }, totalintax: '10' });
-    sb.store.update('saved_invoices', 2, { lines: [{ amount: 1, price: 100, tax_rate: 21 }, { description: 'tekst' }], discounttype: 'amount', discount: 0, extra_field: 'kept' });
+    const qid = sb.store.insert('quotations', {
+      sent: 'true',
+      approved: { name: 'N', date: '2026-01-02', comments: '' },
+      lines: [{ amount: 2, price: 5, tax_rate: 0 }],
+    });
+    expect(sb.store.get('quotations', qid)).toMatchObject({
+      sent: 'true',
+      approved: { name: 'N', date: '2026-01-02', ip: '', comments: '' },
+      totalintax: '10',
+    });
+    sb.store.update('saved_invoices', 2, {
+      lines: [{ amount: 1, price: 100, tax_rate: 21 }, { description: 'tekst' }],
+      discounttype: 'amount',
+      discount: 0,
+      extra_field: 'kept',
+    });
     const s = (await get(sb, '/invoices_saved/2')).json().invoice;
-    expect(s).toMatchObject({ totalintax: '121', extra_field: 'kept', lines: { line1: { linetotal: 100 }, line2: { description: 'tekst' } } });
+    expect(s).toMatchObject({
+      totalintax: '121',
+      extra_field: 'kept',
+      lines: { line1: { linetotal: 100 }, line2: { description: 'tekst' } },
+    });
     sb.store.update('products', 1, { price: 10, taxes: 21 });
     expect(sb.store.get('products', 1)).toMatchObject({ price: '10', priceintax: '12.1' });
     const before = sb.store.get('products', 2);
@@ -207,7 +257,12 @@ describe('store API and data generator', () => {
     expect(sb.store.list('products').map((p) => p.id)).not.toContain('2');
     sb.store.restore('products', 2);
     expect((await get(sb, '/products/2')).json().product).toEqual(before);
-    expect(sb.store.list('products').map((p) => p.id).slice(0, 3)).toEqual(['1', '2', '3']); // back in its place
+    expect(
+      sb.store
+        .list('products')
+        .map((p) => p.id)
+        .slice(0, 3),
+    ).toEqual(['1', '2', '3']); // back in its place
     expect(sb.store.insert('products')).toBe(21); // ids are never reused
     expect(() => sb.store.update('products', 999, {})).toThrow();
     expect(() => sb.store.restore('products', 3)).toThrow();
@@ -237,14 +292,19 @@ describe('store API and data generator', () => {
     else expect(fresh.store.get(last.entity, last.id)).toBeDefined();
     const again = await sandbox();
     expect(again.store.churn(200)).toEqual(changes); // deterministic per seed
-    for (const e of ['clients', 'products', 'quotations', 'saved_invoices', 'repeating_invoices'] as const) expect(again.store.list(e)).toEqual(fresh.store.list(e));
+    for (const e of ['clients', 'products', 'quotations', 'saved_invoices', 'repeating_invoices'] as const)
+      expect(again.store.list(e)).toEqual(fresh.store.list(e));
   });
 
   it('sentInvoices has history from the start', async () => {
     const sb = await sandbox();
     const sent = sb.store.sentInvoices();
     expect(sent.length).toBeGreaterThan(0);
-    expect(sent[0]).toMatchObject({ invoicenr: expect.any(String), date: expect.stringMatching(/^\d{4}-\d{2}-\d{2}$/), sent: 'true' });
+    expect(sent[0]).toMatchObject({
+      invoicenr: expect.any(String),
+      date: expect.stringMatching(/^\d{4}-\d{2}-\d{2}$/),
+      sent: 'true',
+    });
   });
 });
 
@@ -254,7 +314,11 @@ describe('admin HTTP surface', () => {
     expect((await get(off, '//_admin/knobs')).status).toBe(404);
     const on = await sandbox({ admin: true });
     expect((await get(on, '//_admin/knobs', { auth: null })).status).toBe(401);
-    expect((await get(on, '//_admin/knobs')).json()).toMatchObject({ latencyMs: 0, sendMsPerInvoice: 5, defaultPageSize: 100 });
+    expect((await get(on, '//_admin/knobs')).json()).toMatchObject({
+      latencyMs: 0,
+      sendMsPerInvoice: 5,
+      defaultPageSize: 100,
+    });
   });
 
   it('knobs, clock, fail, quota, churn, records and calls', async () => {

@@ -15,7 +15,8 @@ describe('response shapes', () => {
       const list = r.json();
       expect(Array.isArray(list)).toBe(true);
       expect(list).toHaveLength(20);
-      for (const rec of list) expect(scalarsAreStrings(rec, ['stock']), `${path} ${JSON.stringify(rec).slice(0, 80)}`).toEqual([]);
+      for (const rec of list)
+        expect(scalarsAreStrings(rec, ['stock']), `${path} ${JSON.stringify(rec).slice(0, 80)}`).toEqual([]);
     }
   });
 
@@ -31,7 +32,14 @@ describe('response shapes', () => {
 
   it('an unknown id is 404 with a plain-text message; an odd id answers 200 with the whole list', async () => {
     const sb = await sandbox();
-    for (const path of ['/clients/9999', '/products/9999', '/quotations/9999', '/invoices_saved/9999', '/invoices_repeated/9999', '/invoices_saved/NOPE-1']) {
+    for (const path of [
+      '/clients/9999',
+      '/products/9999',
+      '/quotations/9999',
+      '/invoices_saved/9999',
+      '/invoices_repeated/9999',
+      '/invoices_saved/NOPE-1',
+    ]) {
       const r = await get(sb, path);
       expect(r.status, path).toBe(404);
       expect(r.type).toMatch(/^text\/plain/);
@@ -50,7 +58,8 @@ describe('response shapes', () => {
     const sb = await sandbox({ records: 200 });
     const clients = (await get(sb, '/clients?count=-1')).json();
     for (const c of clients) {
-      for (const k of ['showcontact', 'tax_shifted', 'notes_on_invoice', 'active']) expect(['true', 'false']).toContain(c[k]);
+      for (const k of ['showcontact', 'tax_shifted', 'notes_on_invoice', 'active'])
+        expect(['true', 'false']).toContain(c[k]);
       expect(c.lastinvoice).toMatch(DATE);
       expect(c.mandate_date).toMatch(DATE);
       expect(c.reference).toEqual({ line1: expect.any(String), line2: expect.any(String), line3: expect.any(String) });
@@ -91,7 +100,8 @@ describe('response shapes', () => {
           text++;
           continue;
         }
-        for (const k of ['amount', 'tax_rate', 'price', 'discount_pct', 'linetotal']) expect(typeof l[k]).toBe('number');
+        for (const k of ['amount', 'tax_rate', 'price', 'discount_pct', 'linetotal'])
+          expect(typeof l[k]).toBe('number');
         expect(l.linetotal).toBeCloseTo(Math.round(l.amount * l.price * (1 - l.discount_pct / 100) * 100) / 100, 2);
       }
     }
@@ -104,7 +114,12 @@ describe('response shapes', () => {
     for (const d of (await get(sb, '/invoices_saved?count=-1')).json()) {
       const lines = Array.isArray(d.lines) ? [] : Object.values<any>(d.lines).filter((l) => l.linetotal !== undefined);
       const gross = lines.reduce((s, l) => s + l.linetotal * (1 + l.tax_rate / 100), 0);
-      const disc = d.discounttype === 'amount' ? Number(d.discount) : d.discounttype === 'percentage' ? (gross * Number(d.discount)) / 100 : 0;
+      const disc =
+        d.discounttype === 'amount'
+          ? Number(d.discount)
+          : d.discounttype === 'percentage'
+            ? (gross * Number(d.discount)) / 100
+            : 0;
       expect(Number(d.totalintax)).toBeCloseTo(gross - disc, 2);
       expect(Number(d.totaldiscount)).toBeCloseTo(disc, 2);
     }
@@ -154,7 +169,7 @@ describe('response shapes', () => {
     expect(docs.some((d) => String(d.paymentcondition).includes('%PAYMENT_PERIOD%'))).toBe(true);
     expect(saved.some((d) => d.name.includes('/'))).toBe(true);
     expect(clients.some((c) => c.company.includes('"'))).toBe(true);
-    expect(clients.some((c) => /[^\u0000-\u00ff]/.test(c.company))).toBe(true);
+    expect(clients.some((c) => [...c.company].some((ch) => ch.codePointAt(0)! > 0xff))).toBe(true);
     expect([...clients, ...products, ...quotations].some((r) => r.notes.length > 5000)).toBe(true);
     expect(clients.some((c) => 'custom_1' in c)).toBe(true);
     expect(clients.some((c) => 'timestamp' in c)).toBe(true);

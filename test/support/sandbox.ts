@@ -20,7 +20,10 @@ export function clientFor(sandbox: Sandbox, options: Partial<ClientOptions> = {}
 }
 
 /** Registers hooks that start a sandbox (and a client for it) before the file and stop them after. */
-export function useSandbox(options: SandboxOptions = {}, clientOptions: Partial<ClientOptions> = {}): { sandbox: Sandbox; client: InvoicingClient } {
+export function useSandbox(
+  options: SandboxOptions = {},
+  clientOptions: Partial<ClientOptions> = {},
+): { sandbox: Sandbox; client: InvoicingClient } {
   const box = {} as { sandbox: Sandbox; client: InvoicingClient };
   beforeAll(async () => {
     box.sandbox = await startSandbox({ seed: 7, ...options });

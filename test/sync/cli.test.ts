@@ -9,24 +9,35 @@ import { useSandbox } from '../support/sandbox.js';
 import { useTestDatabase } from '../support/test-database.js';
 
 const database = useTestDatabase();
-const env = useSandbox({ perEntity: { clients: 120, products: 120, quotations: 120, saved_invoices: 120, repeating_invoices: 120 } });
+const env = useSandbox({
+  perEntity: { clients: 120, products: 120, quotations: 120, saved_invoices: 120, repeating_invoices: 120 },
+});
 const dirs: string[] = [];
-afterAll(() => dirs.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
+afterAll(() => {
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+});
 
 const apiEnv = () => ({ INVOICING_API_URL: env.sandbox.url, PAGE_SIZE: '20' });
 
 describe('backfill and sync commands', () => {
   it('backfill rejects an unknown entity with exit code 2', async () => {
-    const result = await runCli(['backfill', '--only', 'clients,invoices'], { env: { ...database.current.env, ...apiEnv() } });
+    const result = await runCli(['backfill', '--only', 'clients,invoices'], {
+      env: { ...database.current.env, ...apiEnv() },
+    });
     expect(result.code).toBe(2);
-    expect(result.stderr.trim()).toBe("invoice-mirror: --only: unknown entity 'invoices' (known: countries, clients, products, quotations, saved_invoices, repeating_invoices)");
+    expect(result.stderr.trim()).toBe(
+      "invoice-mirror: --only: unknown entity 'invoices' (known: countries, clients, products, quotations, saved_invoices, repeating_invoices)",
+    );
   });
 
   it('survives being killed mid-backfill: tables stay consistent and the next run completes the work', async () => {
     const { db } = database.current.handle;
     env.sandbox.knobs.latencyMs = 25;
     env.sandbox.clearCalls();
-    const child = spawn(process.execPath, [CLI_PATH, 'backfill'], { env: { ...process.env, ...database.current.env, ...apiEnv(), LOG_LEVEL: 'warn' }, stdio: 'ignore' });
+    const child = spawn(process.execPath, [CLI_PATH, 'backfill'], {
+      env: { ...process.env, ...database.current.env, ...apiEnv(), LOG_LEVEL: 'warn' },
+      stdio: 'ignore',
+    });
     // Kill it without warning once it is well into the pull.
     while (env.sandbox.calls.length < 12) await new Promise((resolve) => setTimeout(resolve, 10));
     child.kill('SIGKILL');
@@ -37,7 +48,9 @@ describe('backfill and sync commands', () => {
     expect(running.map((r) => r.status)).toEqual(['running']);
     // Whatever was written is whole: every row has its changes row, every document its lines.
     const orphans = await sql<{ n: number }>`
-      select count(*)::int as n from clients c where not exists (select 1 from changes x where x.entity = 'clients' and x.entity_id = c.clientnr::text)`.execute(db);
+      select count(*)::int as n from clients c where not exists (select 1 from changes x where x.entity = 'clients' and x.entity_id = c.clientnr::text)`.execute(
+      db,
+    );
     expect(orphans.rows[0]!.n).toBe(0);
 
     const again = await runCli(['backfill'], { env: { ...database.current.env, ...apiEnv() } });
@@ -47,24 +60,39 @@ describe('backfill and sync commands', () => {
     expect(runs[0]).toEqual({ status: 'failed', error: 'interrupted: the process stopped before the run finished' });
     expect(runs[1]!.status).toBe('succeeded');
     for (const entity of ['clients', 'products', 'quotations', 'saved_invoices', 'repeating_invoices'] as const) {
-      const { rows } = await sql<{ n: number }>`select count(*)::int as n from ${sql.table(entity)} where deleted_at is null`.execute(db);
+      const { rows } = await sql<{
+        n: number;
+      }>`select count(*)::int as n from ${sql.table(entity)} where deleted_at is null`.execute(db);
       expect(rows[0]!.n, entity).toBe(env.sandbox.store.list(entity).length);
     }
-    const inserts = await sql<{ n: number; d: number }>`select count(*)::int as n, count(distinct (entity, entity_id))::int as d from changes where op = 'insert'`.execute(db);
+    const inserts = await sql<{
+      n: number;
+      d: number;
+    }>`select count(*)::int as n, count(distinct (entity, entity_id))::int as d from changes where op = 'insert'`.execute(
+      db,
+    );
     expect(inserts.rows[0]!.n).toBe(inserts.rows[0]!.d);
   });
 
   it('a sync and a jobs run in two processes never call the service at the same time', async () => {
     const { db } = database.current.handle;
-    const products = env.sandbox.store.list('products').slice(0, 5).map((r) => Number(r.id));
+    const products = env.sandbox.store
+      .list('products')
+      .slice(0, 5)
+      .map((r) => Number(r.id));
     for (const [i, id] of products.entries()) {
-      await sql`insert into jobs (kind, payload) values ('set_product_stock', ${JSON.stringify({ id, stock: 10 + i })}::text::jsonb)`.execute(db);
+      await sql`insert into jobs (kind, payload) values ('set_product_stock', ${JSON.stringify({ id, stock: 10 + i })}::text::jsonb)`.execute(
+        db,
+      );
     }
     env.sandbox.knobs.latencyMs = 15;
     env.sandbox.clearCalls();
     try {
       const cliEnv = { ...database.current.env, ...apiEnv(), PAGE_SIZE: '10' };
-      const [sync, jobs] = await Promise.all([runCli(['sync'], { env: cliEnv }), runCli(['jobs', 'run'], { env: cliEnv })]);
+      const [sync, jobs] = await Promise.all([
+        runCli(['sync'], { env: cliEnv }),
+        runCli(['jobs', 'run'], { env: cliEnv }),
+      ]);
       expect(sync.code).toBe(0);
       expect(jobs.code).toBe(0);
       expect(env.sandbox.calls.filter((c) => c.method === 'PUT')).toHaveLength(5);
@@ -88,7 +116,11 @@ describe('backfill and sync commands', () => {
     expect(onPostgres.stdout).toMatch(/run \d+: failed/);
     const dir = mkdtempSync(join(tmpdir(), 'im-embedded-fail-'));
     dirs.push(dir);
-    const embedded = await runCli(['sync'], { env: { DATABASE_URL: undefined, EMBEDDED_DB_DIR: join(dir, 'db'), ...unreachable }, cwd: dir, timeoutMs: 120_000 });
+    const embedded = await runCli(['sync'], {
+      env: { DATABASE_URL: undefined, EMBEDDED_DB_DIR: join(dir, 'db'), ...unreachable },
+      cwd: dir,
+      timeoutMs: 120_000,
+    });
     expect(embedded.stdout).toMatch(/run \d+: failed/);
     expect(embedded.code).toBe(1);
   }, 150_000);
@@ -97,10 +129,22 @@ describe('backfill and sync commands', () => {
     const dir = mkdtempSync(join(tmpdir(), 'im-embedded-sync-'));
     dirs.push(dir);
     const embedded = { DATABASE_URL: undefined, EMBEDDED_DB_DIR: join(dir, 'db'), ...apiEnv(), PAGE_SIZE: '50' };
-    const result = await runCli(['backfill', '--only', 'clients,quotations'], { env: embedded, cwd: dir, timeoutMs: 120_000 });
+    const result = await runCli(['backfill', '--only', 'clients,quotations'], {
+      env: embedded,
+      cwd: dir,
+      timeoutMs: 120_000,
+    });
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
-    const counts = await runCli(['sql', "select (select count(*) from clients)::int as clients, (select count(*) from quotations)::int as quotations, (select count(*) from document_lines where document_type = 'quotation')::int as lines", '--format', 'json'], { env: embedded, cwd: dir });
+    const counts = await runCli(
+      [
+        'sql',
+        "select (select count(*) from clients)::int as clients, (select count(*) from quotations)::int as quotations, (select count(*) from document_lines where document_type = 'quotation')::int as lines",
+        '--format',
+        'json',
+      ],
+      { env: embedded, cwd: dir },
+    );
     const [row] = JSON.parse(counts.stdout) as Array<{ clients: number; quotations: number; lines: number }>;
     expect(row!.clients).toBe(120);
     expect(row!.quotations).toBe(120);

@@ -6,18 +6,27 @@ import { useSandbox } from '../support/sandbox.js';
 import { useTestDatabase } from '../support/test-database.js';
 
 const database = useTestDatabase();
-const env = useSandbox({ perEntity: { clients: 60, products: 70, quotations: 80, saved_invoices: 90, repeating_invoices: 50 } }, { pageSize: 25, rateLimitPauseMs: 100 });
+const env = useSandbox(
+  { perEntity: { clients: 60, products: 70, quotations: 80, saved_invoices: 90, repeating_invoices: 50 } },
+  { pageSize: 25, rateLimitPauseMs: 100 },
+);
 
 const SANDBOX_ENTITIES = ['clients', 'products', 'quotations', 'saved_invoices', 'repeating_invoices'] as const;
 const KEY: Record<string, string> = { clients: 'clientnr' };
 const keyOf = (entity: string) => KEY[entity] ?? 'id';
 
-const deps = () => ({ db: database.current.handle.db, client: env.client, schema: database.current.schema, writeConcurrency: 2 });
+const deps = () => ({
+  db: database.current.handle.db,
+  client: env.client,
+  schema: database.current.schema,
+  writeConcurrency: 2,
+});
 
 /** What a typed column should hold for a wire value, worked out independently of the client's parser. */
 function expectedValue(column: MirrorColumn, wire: Record<string, unknown>): unknown {
   let value = wire[column.field ?? column.name];
-  if (column.subfield) value = value && typeof value === 'object' ? (value as Record<string, unknown>)[column.subfield] : undefined;
+  if (column.subfield)
+    value = value && typeof value === 'object' ? (value as Record<string, unknown>)[column.subfield] : undefined;
   if (value === undefined || value === null) return null;
   switch (column.type) {
     case 'integer':
@@ -32,7 +41,8 @@ function expectedValue(column: MirrorColumn, wire: Record<string, unknown>): unk
     case 'jsonb':
       return Array.isArray(value) || value === '' || value === false || value === 'false' ? null : value;
     default:
-      return column.name.endsWith('method') || ['frequency', 'repeattype', 'discounttype', 'customstatus', 'tax_type'].includes(column.name)
+      return column.name.endsWith('method') ||
+        ['frequency', 'repeattype', 'discounttype', 'customstatus', 'tax_type'].includes(column.name)
         ? String(value).toLowerCase()
         : column.name === 'collecttype'
           ? String(value).toUpperCase()
@@ -47,13 +57,24 @@ function normalise(column: MirrorColumn, value: unknown): unknown {
 }
 
 async function mirrorRows(entity: MirrorTable): Promise<Record<string, unknown>[]> {
-  const { rows } = await sql<Record<string, unknown>>`select * from ${sql.table(entity)} order by ${sql.ref(keyOf(entity))}`.execute(database.current.handle.db);
+  const { rows } = await sql<
+    Record<string, unknown>
+  >`select * from ${sql.table(entity)} order by ${sql.ref(keyOf(entity))}`.execute(database.current.handle.db);
   return rows;
 }
 
 async function changeRows(runId: number) {
-  const { rows } = await sql<{ entity: string; entity_id: string; op: string; changed_fields: string[] | null; before: unknown; after: unknown }>`
-    select entity, entity_id, op, changed_fields, before, after from changes where sync_run_id = ${runId} order by entity, entity_id`.execute(database.current.handle.db);
+  const { rows } = await sql<{
+    entity: string;
+    entity_id: string;
+    op: string;
+    changed_fields: string[] | null;
+    before: unknown;
+    after: unknown;
+  }>`
+    select entity, entity_id, op, changed_fields, before, after from changes where sync_run_id = ${runId} order by entity, entity_id`.execute(
+    database.current.handle.db,
+  );
   return rows;
 }
 
@@ -67,14 +88,23 @@ describe('backfill', () => {
       const wire = env.sandbox.store.list(entity);
       const rows = await mirrorRows(entity);
       expect(rows.length, entity).toBe(wire.length);
-      expect(outcome.entities[entity]).toMatchObject({ fetched: wire.length, inserted: wire.length, updated: 0, deleted: 0, unchanged: 0, complete: true });
+      expect(outcome.entities[entity]).toMatchObject({
+        fetched: wire.length,
+        inserted: wire.length,
+        updated: 0,
+        deleted: 0,
+        unchanged: 0,
+        complete: true,
+      });
       const byKey = new Map(rows.map((row) => [String(row[keyOf(entity)]), row]));
       for (const record of wire) {
         const row = byKey.get(String(record[keyOf(entity)]));
         expect(row, `${entity} ${record[keyOf(entity)]}`).toBeDefined();
         expect(row!.raw).toEqual(record);
         for (const column of MIRROR_COLUMNS[entity] as readonly MirrorColumn[]) {
-          expect(normalise(column, row![column.name]), `${entity} ${record[keyOf(entity)]} ${column.name}`).toEqual(expectedValue(column, record));
+          expect(normalise(column, row![column.name]), `${entity} ${record[keyOf(entity)]} ${column.name}`).toEqual(
+            expectedValue(column, record),
+          );
         }
         expect(row!.deleted_at).toBeNull();
       }
@@ -85,9 +115,21 @@ describe('backfill', () => {
 
   it('writes the document lines in order, one row per line', async () => {
     const { db } = database.current.handle;
-    for (const [entity, type] of [['quotations', 'quotation'], ['saved_invoices', 'saved_invoice'], ['repeating_invoices', 'repeating_invoice']] as const) {
-      const { rows } = await sql<{ document_id: number; position: number; description: string | null; amount: string | null; linetotal: string | null }>`
-        select document_id, position, description, amount, linetotal from document_lines where document_type = ${type} order by document_id, position`.execute(db);
+    for (const [entity, type] of [
+      ['quotations', 'quotation'],
+      ['saved_invoices', 'saved_invoice'],
+      ['repeating_invoices', 'repeating_invoice'],
+    ] as const) {
+      const { rows } = await sql<{
+        document_id: number;
+        position: number;
+        description: string | null;
+        amount: string | null;
+        linetotal: string | null;
+      }>`
+        select document_id, position, description, amount, linetotal from document_lines where document_type = ${type} order by document_id, position`.execute(
+        db,
+      );
       const expected = env.sandbox.store.list(entity).flatMap((record) => {
         const lines = Array.isArray(record.lines) ? record.lines : Object.values(record.lines as object);
         return (lines as Record<string, unknown>[]).map((line, index) => ({
@@ -99,7 +141,14 @@ describe('backfill', () => {
         }));
       });
       expected.sort((a, b) => a.document_id - b.document_id || a.position - b.position);
-      expect(rows.map((r) => ({ ...r, amount: r.amount === null ? null : Number(r.amount), linetotal: r.linetotal === null ? null : Number(r.linetotal) })), entity).toEqual(expected);
+      expect(
+        rows.map((r) => ({
+          ...r,
+          amount: r.amount === null ? null : Number(r.amount),
+          linetotal: r.linetotal === null ? null : Number(r.linetotal),
+        })),
+        entity,
+      ).toEqual(expected);
       expect(expected.length).toBeGreaterThan(0);
     }
   });
@@ -109,11 +158,19 @@ describe('backfill', () => {
     const { rows } = await sql<{ n: number }>`
       select count(*)::int as n from saved_invoices where name like '%/%'`.execute(db);
     expect(rows[0]!.n).toBeGreaterThan(0);
-    const unicode = await sql<{ n: number }>`select count(*)::int as n from clients where company ~ '[^\\x01-\\x7e]' or contact ~ '[^\\x01-\\x7e]'`.execute(db);
+    const unicode = await sql<{
+      n: number;
+    }>`select count(*)::int as n from clients where company ~ '[^\\x01-\\x7e]' or contact ~ '[^\\x01-\\x7e]'`.execute(
+      db,
+    );
     expect(unicode.rows[0]!.n).toBeGreaterThan(0);
     const longNotes = await sql<{ n: number }>`select max(length(notes))::int as n from quotations`.execute(db);
     expect(longNotes.rows[0]!.n).toBeGreaterThan(1000);
-    const emptyDates = await sql<{ n: number }>`select count(*)::int as n from repeating_invoices where finalsenddate is null and raw->>'finalsenddate' = ''`.execute(db);
+    const emptyDates = await sql<{
+      n: number;
+    }>`select count(*)::int as n from repeating_invoices where finalsenddate is null and raw->>'finalsenddate' = ''`.execute(
+      db,
+    );
     expect(emptyDates.rows[0]!.n).toBeGreaterThan(0);
   });
 });
@@ -126,11 +183,18 @@ describe('sync', () => {
         select 'c' as tbl, clientnr as k, xmin from clients union all
         select 'p', id, xmin from products union all select 'q', id, xmin from quotations union all
         select 's', id, xmin from saved_invoices union all select 'r', id, xmin from repeating_invoices union all
-        select 'n', id, xmin from countries union all select 'l', document_id * 1000 + position, xmin from document_lines) x`.execute(db);
+        select 'n', id, xmin from countries union all select 'l', document_id * 1000 + position, xmin from document_lines) x`.execute(
+      db,
+    );
     const outcome = await runSync(deps(), { kind: 'sync' });
     expect(outcome.status).toBe('succeeded');
     for (const entity of SANDBOX_ENTITIES) {
-      expect(outcome.entities[entity]).toMatchObject({ inserted: 0, updated: 0, deleted: 0, unchanged: env.sandbox.store.list(entity).length });
+      expect(outcome.entities[entity]).toMatchObject({
+        inserted: 0,
+        updated: 0,
+        deleted: 0,
+        unchanged: env.sandbox.store.list(entity).length,
+      });
     }
     expect(await changeRows(outcome.runId)).toEqual([]);
     const after = await sql<{ xmins: string }>`
@@ -138,7 +202,9 @@ describe('sync', () => {
         select 'c' as tbl, clientnr as k, xmin from clients union all
         select 'p', id, xmin from products union all select 'q', id, xmin from quotations union all
         select 's', id, xmin from saved_invoices union all select 'r', id, xmin from repeating_invoices union all
-        select 'n', id, xmin from countries union all select 'l', document_id * 1000 + position, xmin from document_lines) x`.execute(db);
+        select 'n', id, xmin from countries union all select 'l', document_id * 1000 + position, xmin from document_lines) x`.execute(
+      db,
+    );
     expect(after.rows[0]!.xmins).toBe(before.rows[0]!.xmins);
   });
 
@@ -174,15 +240,29 @@ describe('sync', () => {
     expect(changes.find((c) => c.entity === 'clients')!.changed_fields).toEqual(['city']);
 
     const { db } = database.current.handle;
-    const deleted = await db.selectFrom('saved_invoices').select(['deleted_at']).where('id', '=', goneInvoice).executeTakeFirstOrThrow();
+    const deleted = await db
+      .selectFrom('saved_invoices')
+      .select(['deleted_at'])
+      .where('id', '=', goneInvoice)
+      .executeTakeFirstOrThrow();
     expect(deleted.deleted_at).toBeInstanceOf(Date);
-    const price = await db.selectFrom('products').select(['price', 'name']).where('id', '=', productId).executeTakeFirstOrThrow();
+    const price = await db
+      .selectFrom('products')
+      .select(['price', 'name'])
+      .where('id', '=', productId)
+      .executeTakeFirstOrThrow();
     expect(price).toEqual({ price: '99.5', name: 'Renamed product' });
 
     store.restore('saved_invoices', goneInvoice);
     const second = await runSync(deps(), { kind: 'sync' });
-    expect((await changeRows(second.runId)).map((c) => [c.entity, c.entity_id, c.op])).toEqual([['saved_invoices', String(goneInvoice), 'restore']]);
-    const restored = await db.selectFrom('saved_invoices').select(['deleted_at']).where('id', '=', goneInvoice).executeTakeFirstOrThrow();
+    expect((await changeRows(second.runId)).map((c) => [c.entity, c.entity_id, c.op])).toEqual([
+      ['saved_invoices', String(goneInvoice), 'restore'],
+    ]);
+    const restored = await db
+      .selectFrom('saved_invoices')
+      .select(['deleted_at'])
+      .where('id', '=', goneInvoice)
+      .executeTakeFirstOrThrow();
     expect(restored.deleted_at).toBeNull();
   });
 
@@ -193,12 +273,29 @@ describe('sync', () => {
     const target = Number(quotations[0]!.id);
     const other = Number(quotations[1]!.id);
     const xminOf = async (id: number) =>
-      (await sql<{ x: string }>`select string_agg(xmin::text, ',') as x from document_lines where document_type = 'quotation' and document_id = ${id}`.execute(db)).rows[0]!.x;
+      (
+        await sql<{
+          x: string;
+        }>`select string_agg(xmin::text, ',') as x from document_lines where document_type = 'quotation' and document_id = ${id}`.execute(
+          db,
+        )
+      ).rows[0]!.x;
     const otherBefore = await xminOf(other);
-    store.update('quotations', target, { lines: [{ amount: 2, description: 'Nieuw “werk”', tax_rate: 21, price: 10.5, discount_pct: 0 }, { description: 'tekstregel' }] });
+    store.update('quotations', target, {
+      lines: [
+        { amount: 2, description: 'Nieuw “werk”', tax_rate: 21, price: 10.5, discount_pct: 0 },
+        { description: 'tekstregel' },
+      ],
+    });
     const outcome = await runSync(deps(), { kind: 'sync', entities: ['quotations'] });
     expect(outcome.entities.quotations).toMatchObject({ updated: 1, inserted: 0 });
-    const lines = await db.selectFrom('document_lines').select(['position', 'description', 'amount', 'price']).where('document_type', '=', 'quotation').where('document_id', '=', target).orderBy('position').execute();
+    const lines = await db
+      .selectFrom('document_lines')
+      .select(['position', 'description', 'amount', 'price'])
+      .where('document_type', '=', 'quotation')
+      .where('document_id', '=', target)
+      .orderBy('position')
+      .execute();
     expect(lines).toEqual([
       { position: 1, description: 'Nieuw “werk”', amount: '2', price: '10.5' },
       { position: 2, description: 'tekstregel', amount: null, price: null },
@@ -229,9 +326,18 @@ describe('sync', () => {
     expect(limited.status).toBe('failed');
     expect(limited.error).toMatch(/rate|quota|limit/i);
     expect(limited.entities.quotations).toBeUndefined();
-    const stillLive = await db.selectFrom('products').select('deleted_at').where('id', '=', victim).executeTakeFirstOrThrow();
+    const stillLive = await db
+      .selectFrom('products')
+      .select('deleted_at')
+      .where('id', '=', victim)
+      .executeTakeFirstOrThrow();
     expect(stillLive.deleted_at).toBeNull();
-    const runs = await db.selectFrom('sync_runs').select(['status']).where('id', 'in', [faulty.runId, limited.runId]).orderBy('id').execute();
+    const runs = await db
+      .selectFrom('sync_runs')
+      .select(['status'])
+      .where('id', 'in', [faulty.runId, limited.runId])
+      .orderBy('id')
+      .execute();
     expect(runs.map((r) => r.status)).toEqual(['partial', 'failed']);
     env.sandbox.resetQuota();
     // The client paused the account's queue after the quota answer; let the pause run out.
@@ -241,11 +347,16 @@ describe('sync', () => {
   it('lets one run at a time work on a mirror', async () => {
     env.sandbox.knobs.latencyMs = 30;
     try {
-      const results = await Promise.allSettled([runSync(deps(), { kind: 'sync', entities: ['clients'] }), runSync(deps(), { kind: 'sync', entities: ['clients'] })]);
+      const results = await Promise.allSettled([
+        runSync(deps(), { kind: 'sync', entities: ['clients'] }),
+        runSync(deps(), { kind: 'sync', entities: ['clients'] }),
+      ]);
       const rejected = results.filter((r) => r.status === 'rejected') as PromiseRejectedResult[];
       expect(rejected).toHaveLength(1);
       expect(rejected[0]!.reason).toBeInstanceOf(SyncBusyError);
-      const fulfilled = results.filter((r) => r.status === 'fulfilled') as PromiseFulfilledResult<Awaited<ReturnType<typeof runSync>>>[];
+      const fulfilled = results.filter((r) => r.status === 'fulfilled') as PromiseFulfilledResult<
+        Awaited<ReturnType<typeof runSync>>
+      >[];
       expect(fulfilled).toHaveLength(1);
       expect(fulfilled[0]!.value.status).toBe('succeeded');
     } finally {

@@ -12,14 +12,18 @@ import { useSandbox } from '../support/sandbox.js';
 import { useTestDatabase } from '../support/test-database.js';
 
 const database = useTestDatabase();
-const env = useSandbox({ perEntity: { clients: 60, products: 10, quotations: 40, saved_invoices: 10, repeating_invoices: 10 } }, { pageSize: 20 });
+const env = useSandbox(
+  { perEntity: { clients: 60, products: 10, quotations: 40, saved_invoices: 10, repeating_invoices: 10 } },
+  { pageSize: 20 },
+);
 
 const db = () => database.current.handle.db;
 
 async function stagedPage(entity: 'clients' | 'quotations') {
   const definition = entityNamed(entity);
   const rows = [];
-  for await (const page of env.client.list(entity)) rows.push(...page.records.map((record) => toStagedRow(definition, record as unknown as Record<string, unknown>)));
+  for await (const page of env.client.list(entity))
+    rows.push(...page.records.map((record) => toStagedRow(definition, record as unknown as Record<string, unknown>)));
   return { definition, rows };
 }
 
@@ -47,9 +51,13 @@ describe('write modes', () => {
     expect(counts.every((c) => c.n === 1)).toBe(true);
 
     const { rows: lines } = await sql<{ document_id: number; n: number }>`
-      select document_id, count(*)::int as n from document_lines where document_type = 'quotation' group by document_id`.execute(db());
+      select document_id, count(*)::int as n from document_lines where document_type = 'quotation' group by document_id`.execute(
+      db(),
+    );
     const expectedLines = new Map(rows.map((row) => [row.key, row.lines!.length]));
-    expect(new Map(lines.map((l) => [l.document_id, l.n]))).toEqual(new Map([...expectedLines].filter(([, n]) => n > 0)));
+    expect(new Map(lines.map((l) => [l.document_id, l.n]))).toEqual(
+      new Map([...expectedLines].filter(([, n]) => n > 0)),
+    );
   });
 
   it('a backfill into an empty table survives a record written meanwhile (by a job, say)', async () => {
@@ -72,7 +80,13 @@ describe('write modes', () => {
     );
     expect(written).toBe(true);
     expect(outcome.status).toBe('succeeded');
-    expect(outcome.entities.clients).toMatchObject({ fetched: rows.length, inserted: rows.length - 1, updated: 0, unchanged: 1, complete: true });
+    expect(outcome.entities.clients).toMatchObject({
+      fetched: rows.length,
+      inserted: rows.length - 1,
+      updated: 0,
+      unchanged: 1,
+      complete: true,
+    });
     const { rows: stored } = await sql<{ n: number }>`select count(*)::int as n from clients`.execute(db());
     expect(stored[0]!.n).toBe(rows.length);
     const counts = await changeCounts('clients');
@@ -93,12 +107,16 @@ describe('write modes', () => {
         select company, sendmethod from clients where clientnr = ${clientnr!}`.execute(db());
       expect(clients[0]).toEqual({ company: awkward(n), sendmethod: `email${awkward(n)}`.toLowerCase() });
       const { rows: lines } = await sql<{ description: string }>`
-        select description from document_lines where document_type = 'quotation' and document_id = ${quotation!} order by position`.execute(db());
+        select description from document_lines where document_type = 'quotation' and document_id = ${quotation!} order by position`.execute(
+        db(),
+      );
       expect(lines).toEqual([{ description: awkward(n) }]);
     };
     const dirty = (n: number) => {
       store.update('clients', clientnr!, { company: awkward(n), sendmethod: `EMAIL${awkward(n)}` });
-      store.update('quotations', quotation!, { lines: [{ amount: 1, description: awkward(n), tax_rate: 21, price: 2, discount_pct: 0 }] });
+      store.update('quotations', quotation!, {
+        lines: [{ amount: 1, description: awkward(n), tax_rate: 21, price: 2, discount_pct: 0 }],
+      });
     };
     const deps = { db: db(), client: env.client, schema: database.current.schema, writeConcurrency: 2 };
 
