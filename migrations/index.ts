@@ -9,6 +9,7 @@ import * as reports from './0004_reports.js';
 import * as status from './0005_status.js';
 import * as writePath from './0006_write_path.js';
 import * as deletedIndex from './0007_deleted_index.js';
+import * as dataSafety from './0008_data_safety.js';
 
 export interface Migration {
   name: string;
@@ -22,4 +23,5 @@ export const migrations: Migration[] = [
   { name: '0005_status', up: status.up },
   { name: '0006_write_path', up: writePath.up },
   { name: '0007_deleted_index', up: deletedIndex.up },
+  { name: '0008_data_safety', up: dataSafety.up },
 ];

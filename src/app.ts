@@ -53,13 +53,19 @@ export function createApiClient(app: Pick<App, 'config' | 'database'>): Invoicin
   });
 }
 
-/** What the sync engine needs; two page writers on Postgres, one on the single-connection embedded database. */
-export function syncDeps(app: App, client: InvoicingClient): SyncDeps {
+/**
+ * What the sync engine needs; two page writers on Postgres, one on the single-connection embedded
+ * database. `allowDeletes` (from `--allow-deletes`) adds to the ALLOW_DELETES setting.
+ */
+export function syncDeps(app: App, client: InvoicingClient, allowDeletes: string[] | 'all' = []): SyncDeps {
+  const { deletes } = app.config;
+  const allow = deletes.allow === 'all' || allowDeletes === 'all' ? 'all' : [...deletes.allow, ...allowDeletes];
   return {
     db: app.database.db,
     client,
     schema: app.config.schema,
     logger,
     writeConcurrency: app.database.kind === 'postgres' ? 2 : 1,
+    deletes: { ...deletes, allow },
   };
 }

@@ -7,6 +7,7 @@ import cron from 'node-cron';
 import { z } from 'zod';
 import { ConfigError } from './errors.js';
 import { LOG_LEVELS, registerSecret } from './log.js';
+import { ENTITY_NAMES } from './api/schemas.js';
 
 const DEFAULT_API_URL = 'https://www.factuursturen.nl/api/v1';
 /** The built-in sandbox's credentials, used when the API URL points at this machine. */
@@ -67,6 +68,31 @@ const apiUrl = z.preprocess(
     }, 'must be an http(s) URL ending in /api/v1'),
 );
 
+/** `ALLOW_DELETES`: entity names, comma-separated, or `all`. */
+const entityList = z.preprocess(
+  blankToUndefined,
+  z
+    .string()
+    .optional()
+    .transform((text, ctx): string[] | 'all' => {
+      if (text === undefined) return [];
+      if (text.trim().toLowerCase() === 'all') return 'all';
+      const names = text
+        .split(',')
+        .map((name) => name.trim())
+        .filter(Boolean);
+      const unknown = names.filter((name) => !(ENTITY_NAMES as readonly string[]).includes(name));
+      if (unknown.length > 0) {
+        ctx.addIssue({
+          code: 'custom',
+          message: `unknown entity '${unknown[0]}' (use all, or some of ${ENTITY_NAMES.join(', ')})`,
+        });
+        return z.NEVER;
+      }
+      return names;
+    }),
+);
+
 export const settingsSchema = z.object({
   DATABASE_URL: postgresUrl,
   EMBEDDED_DB_DIR: z.preprocess(blankToUndefined, z.string().default('./.invoice-mirror/db')),
@@ -106,6 +132,9 @@ export const settingsSchema = z.object({
   JOB_MAX_ATTEMPTS: integer('JOB_MAX_ATTEMPTS', 1, 100, 5),
   SHUTDOWN_TIMEOUT_MS: integer('SHUTDOWN_TIMEOUT_MS', 0, 600_000, 30_000),
   DB_POOL_SIZE: integer('DB_POOL_SIZE', 1, 100, 5),
+  DELETE_GUARD_PERCENT: integer('DELETE_GUARD_PERCENT', 0, 100, 10),
+  DELETE_GUARD_ROWS: integer('DELETE_GUARD_ROWS', 0, 1_000_000_000, 5),
+  ALLOW_DELETES: entityList,
 });
 
 export interface Config {
@@ -131,6 +160,19 @@ export interface Config {
   health: { host: string; port: number };
   jobs: { pollIntervalMs: number; maxAttempts: number };
   shutdownTimeoutMs: number;
+  /** The delete safeguard (see src/sync/safeguard.ts). */
+  deletes: DeletePolicy;
+}
+
+/**
+ * When a complete pull may mark records deleted at once: unless more than `maxPercent` % of an
+ * entity's live rows and more than `maxRows` rows would go (or every row), or the entity is in
+ * `allow` (`all`: every entity). Held deletes wait for the next complete pull to confirm them.
+ */
+export interface DeletePolicy {
+  maxPercent: number;
+  maxRows: number;
+  allow: string[] | 'all';
 }
 
 /** True when the URL points at this machine, where only the built-in sandbox is expected. */
@@ -182,6 +224,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     health: { host: s.HEALTH_HOST, port: s.HEALTH_PORT },
     jobs: { pollIntervalMs: s.JOB_POLL_INTERVAL_MS, maxAttempts: s.JOB_MAX_ATTEMPTS },
     shutdownTimeoutMs: s.SHUTDOWN_TIMEOUT_MS,
+    deletes: { maxPercent: s.DELETE_GUARD_PERCENT, maxRows: s.DELETE_GUARD_ROWS, allow: s.ALLOW_DELETES },
   };
 }
 

@@ -1,6 +1,11 @@
 /**
  * Prints query results for people (an aligned text table) or for programs (CSV, JSON).
+ *
+ * The table is laid out by what a terminal shows, not by UTF-16 code units: a CJK character or an
+ * emoji takes two columns, a combining accent none (string-width knows the Unicode tables), and a
+ * cell is cut between grapheme clusters (Intl.Segmenter), never inside a character.
  */
+import stringWidth from 'string-width';
 export const OUTPUT_FORMATS = ['table', 'csv', 'json'] as const;
 export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
 
@@ -43,13 +48,16 @@ export function formatRows(
   if (columns.length === 0) return '(no columns)\n';
   // Long cells (notes, raw json) are cut so a row stays on one line of a terminal.
   const cells = rows.map((row) => columns.map((c) => truncate(cellText(row[c]).replace(/\s+/g, ' '), 60)));
-  const widths = columns.map((c, i) => Math.max(c.length, ...cells.map((line) => line[i]!.length)));
+  const widths = columns.map((c, i) => Math.max(stringWidth(c), ...cells.map((line) => stringWidth(line[i]!))));
   const numeric = columns.map(
     (c) => rows.length > 0 && rows.every((row) => row[c] === null || row[c] === undefined || isNumberLike(row[c])),
   );
   const render = (line: string[]) =>
     line
-      .map((text, i) => (numeric[i] ? text.padStart(widths[i]!) : text.padEnd(widths[i]!)))
+      .map((text, i) => {
+        const pad = ' '.repeat(Math.max(0, widths[i]! - stringWidth(text)));
+        return numeric[i] ? pad + text : text + pad;
+      })
       .join('  ')
       .trimEnd();
   const out = [render(columns), widths.map((w) => '-'.repeat(w)).join('  '), ...cells.map(render)];
@@ -65,6 +73,18 @@ function isNumberLike(value: unknown): boolean {
   );
 }
 
-function truncate(text: string, max: number): string {
-  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+
+/** Cuts text to at most `max` terminal columns, between characters, marking the cut with `…`. */
+export function truncate(text: string, max: number): string {
+  if (text.length <= max && stringWidth(text) <= max) return text;
+  let out = '';
+  let width = 0;
+  for (const { segment } of graphemes.segment(text)) {
+    const w = stringWidth(segment);
+    if (width + w > max - 1) return `${out}…`;
+    out += segment;
+    width += w;
+  }
+  return out;
 }

@@ -7,11 +7,12 @@ import type { Logger } from 'pino';
 import { logger as defaultLogger } from '../log.js';
 import { MalformedRecordError, NotFoundError, ServerError, UnknownOutcomeError } from './errors.js';
 import { HttpCore, operationOf, type Method, type RequestSpec } from './http.js';
-import { PagedList, type PageStream } from './paging.js';
-import { parseKeepingTexts } from './json-split.js';
+import { PagedList, type PageStream, type PagingOptions } from './paging.js';
+import { readListText, singleValueText, WireList, wireItem, type WireItem } from './json-split.js';
 import {
   KEY_FIELD,
-  parseRecord,
+  readRecord,
+  type ReadRecord,
   type Client,
   type Country,
   type EntityName,
@@ -153,11 +154,16 @@ export class InvoicingClient {
   // ---- reads ------------------------------------------------------------------------------
 
   /** All records of an entity, page by page. `wait: false` fails with RateLimitedError instead of waiting. */
-  list<E extends EntityName>(entity: E, options: { pageSize?: number; wait?: boolean } = {}): PageStream<RecordOf<E>> {
-    // The country list is short and fixed, and not known to page: one answer, `count=-1` (all).
-    const pageSize =
-      entity === 'countries' ? Number.POSITIVE_INFINITY : checkPageSize(options.pageSize ?? this.settings.pageSize);
-    return PagedList.ofEntity(entity, pageSize, this.pageFetcher(ENDPOINTS[entity], options.wait), this.log);
+  list<E extends EntityName>(
+    entity: E,
+    options: { pageSize?: number; wait?: boolean } & PagingOptions = {},
+  ): PageStream<RecordOf<E>> {
+    const pageSize = checkPageSize(options.pageSize ?? this.settings.pageSize);
+    const { knownCap, onCapLearned } = options;
+    return PagedList.ofEntity(entity, pageSize, this.pageFetcher(ENDPOINTS[entity], options.wait), this.log, {
+      knownCap,
+      onCapLearned,
+    });
   }
 
   getClient(clientnr: number): Promise<Client> {
@@ -170,15 +176,20 @@ export class InvoicingClient {
     return this.get('quotations', id);
   }
   /** By id or by invoice number (which may contain `/`). */
-  getSavedInvoice(idOrName: number | string): Promise<SavedInvoice> {
-    return this.readOne('saved_invoices', idOrName);
+  async getSavedInvoice(idOrName: number | string): Promise<SavedInvoice> {
+    return (await this.readOne('saved_invoices', idOrName)).record;
   }
   getRepeatingInvoice(id: number): Promise<RepeatingInvoice> {
     return this.get('repeating_invoices', id);
   }
 
   /** One record by id; a 404, or a list where a record was expected, is a NotFoundError. */
-  get<E extends Exclude<EntityName, 'countries'>>(entity: E, id: number): Promise<RecordOf<E>> {
+  async get<E extends Exclude<EntityName, 'countries'>>(entity: E, id: number): Promise<RecordOf<E>> {
+    return (await this.readOne(entity, checkId(id))).record;
+  }
+
+  /** One record by id with its exact text and what of it could not be read (see readRecord). */
+  read<E extends Exclude<EntityName, 'countries'>>(entity: E, id: number): Promise<ReadRecord<RecordOf<E>>> {
     return this.readOne(entity, checkId(id));
   }
 
@@ -194,7 +205,12 @@ export class InvoicingClient {
       keyField,
       this.settings.pageSize,
       this.pageFetcher(path),
-      (items) => ({ records: items.filter(isObject), problems: [] }),
+      (items) => ({
+        records: items
+          .filter((item) => isObject(item.value))
+          .map((item) => ({ record: item.value as Record<string, unknown>, rawText: item.text, issues: [] })),
+        skipped: [],
+      }),
       this.log,
     );
     try {
@@ -208,7 +224,8 @@ export class InvoicingClient {
   /** The country list (the ids `country` uses), optionally in a language. Unreadable entries are logged and skipped. */
   countries(lang?: CountryLanguage): Promise<Country[]> {
     const path = lang ? `${ENDPOINTS.countries}/${seg(lang)}` : ENDPOINTS.countries;
-    return PagedList.ofEntity('countries', Number.POSITIVE_INFINITY, this.pageFetcher(path), this.log).all();
+    // Paged like every list: `count=-1` (all) may be capped like any other count.
+    return PagedList.ofEntity('countries', this.settings.pageSize, this.pageFetcher(path), this.log).all();
   }
 
   // ---- clients ------------------------------------------------------------------------------
@@ -328,14 +345,14 @@ export class InvoicingClient {
 
   /** GETs one page of a list: `?count=N&start=M` (an infinite page size asks for all: `count=-1`). */
   private pageFetcher(path: string, wait?: boolean) {
-    return async (count: number, start: number): Promise<unknown[]> => {
+    return async (count: number, start: number): Promise<WireItem[]> => {
       const pagePath = `${path}?count=${Number.isFinite(count) ? count : -1}&start=${start}`;
       const answer = await this.call({
         method: 'GET',
         path: pagePath,
         idempotent: true,
         json: true,
-        parse: parseKeepingTexts,
+        parse: readListText,
         wait,
       });
       return asList(answer.json, operationOf({ method: 'GET', path: pagePath }));
@@ -346,20 +363,28 @@ export class InvoicingClient {
     return this.core.request({ ...spec, wait: spec.wait ?? this.wait });
   }
 
-  private async readOne<E extends EntityName>(entity: E, idOrName: number | string): Promise<RecordOf<E>> {
+  /**
+   * One record, read leniently (a bad field is null and reported in `issues`; see readRecord), with
+   * its exact text. A 404, or a list where a record was expected, is a NotFoundError; a record
+   * whose id cannot be read is a MalformedRecordError.
+   */
+  private async readOne<E extends EntityName>(entity: E, idOrName: number | string): Promise<ReadRecord<RecordOf<E>>> {
     const path = `${ENDPOINTS[entity]}/${seg(idOrName)}`;
     const operation = operationOf({ method: 'GET', path });
     const answer = await this.call({ method: 'GET', path, idempotent: true, json: true });
-    const raw = unwrapSingle(answer.json, KEY_FIELD[entity]);
+    const keyField = KEY_FIELD[entity];
+    const raw = unwrapSingle(answer.json, keyField);
     if (raw === null)
       throw new NotFoundError({
         operation,
         status: answer.status,
         detail: `${answer.status} answered a list, not a record: not found`,
       });
-    const parsed = parseRecord(entity, raw);
-    if ('problems' in parsed) throw new MalformedRecordError(parsed.problems, { operation, status: answer.status });
-    return parsed.record;
+    // The record's own text, so that it hashes as the same record in a list does.
+    const text = isObject(answer.json) && keyField in answer.json ? answer.text.trim() : singleValueText(answer.text);
+    const read = readRecord(entity, text === null ? wireItem(raw) : wireItem(JSON.parse(text), text));
+    if ('skipped' in read) throw new MalformedRecordError(read.skipped, { operation, status: answer.status });
+    return read.read;
   }
 
   private async create(entity: EntityName, fields: Record<string, unknown>): Promise<number> {
@@ -425,14 +450,20 @@ function isObject(value: unknown): value is Record<string, unknown> {
 }
 
 /** Lists are bare arrays; tolerate a one-key wrapper and PHP's keyed-object form too. */
-function asList(json: unknown, operation: string): unknown[] {
-  if (Array.isArray(json)) return json;
-  if (isObject(json)) {
-    const values = Object.values(json);
-    if (values.length === 1 && Array.isArray(values[0])) return values[0];
-    if (values.every(isObject)) return values;
-  }
-  throw new ServerError({ operation, status: 200, detail: 'expected a list in the answer' });
+function asList(json: unknown, operation: string): WireItem[] {
+  if (json instanceof WireList) return json.items;
+  const items = (() => {
+    if (Array.isArray(json)) return json;
+    if (isObject(json)) {
+      const values = Object.values(json);
+      if (values.length === 1 && Array.isArray(values[0])) return values[0];
+      if (values.every(isObject)) return values;
+    }
+    return null;
+  })();
+  if (items === null) throw new ServerError({ operation, status: 200, detail: 'expected a list in the answer' });
+  // Not a plain array, so the elements' own texts are not known: they are serialized again.
+  return items.map((item) => wireItem(item));
 }
 
 /** A single read is `{"client": {...}}`; unwrap the one value. A list (or empty answer) means not found. */

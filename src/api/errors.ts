@@ -97,11 +97,20 @@ export class ServerError extends ApiError {
   }
 }
 
+/**
+ * How a request failed without a usable answer: `connect` (nothing reached the service: it is
+ * unreachable), `timeout` (no complete answer in time), `dropped` (the connection closed early),
+ * `truncated` (the answer stopped short of its announced length).
+ */
+export type Transport = 'connect' | 'timeout' | 'dropped' | 'truncated';
+
 /** Nothing usable came back: could not connect, connection dropped, or the deadline passed (safe requests only). */
 export class NetworkError extends ApiError {
   readonly retryable = true;
-  constructor(options: ApiErrorOptions & { detail: string }) {
+  readonly transport: Transport;
+  constructor(options: ApiErrorOptions & { detail: string; transport?: Transport }) {
     super(options.detail, options);
+    this.transport = options.transport ?? 'dropped';
   }
 }
 

@@ -18,8 +18,10 @@ import {
   RefusedError,
   ServerError,
   UnknownOutcomeError,
+  type Transport,
 } from './errors.js';
 import { acquireGate, releaseGate, type AccountGate } from './gate.js';
+import { errorBodyText, unreadableJson } from './answer-text.js';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
@@ -75,7 +77,9 @@ const CONNECT_CODES = new Set([
   'UND_ERR_CONNECT_TIMEOUT',
 ]);
 
-type TransportFailure = { kind: 'connect' | 'timeout' | 'dropped'; detail: string; cause: unknown };
+/** How a request failed without an answer: see NetworkError.transport. */
+type TransportFailure = { kind: Transport; detail: string; cause: unknown };
+type Answer = { status: number; headers: Record<string, string | string[] | undefined>; text: string; bytes: number };
 
 export class HttpCore {
   readonly gate: AccountGate;
@@ -152,9 +156,10 @@ export class HttpCore {
           });
         }
         if (kind !== 'connect') uncertain = true;
-        retryReason = new NetworkError({ operation, detail, cause });
+        retryReason = new NetworkError({ operation, detail, cause, transport: kind });
       } else {
-        const { status, headers, text } = outcome;
+        const { status, headers, text, bytes } = outcome;
+        const contentType = headerText(headers['content-type']);
         const remaining = parseRemaining(headers['x-ratelimit-remaining']);
         this.gate.noteDone(remaining);
         log.debug({ operation, status, remaining, ms: Date.now() - started }, 'api: request');
@@ -164,14 +169,9 @@ export class HttpCore {
           try {
             return { status, text, json: spec.parse ? spec.parse(text) : JSON.parse(text) };
           } catch (cause) {
-            if (!spec.idempotent)
-              throw new UnknownOutcomeError({
-                operation,
-                status,
-                detail: `${status} answer was not valid JSON`,
-                cause,
-              });
-            retryReason = new ServerError({ operation, status, detail: `${status} answer was not valid JSON`, cause });
+            const detail = unreadableJson(status, contentType, text, bytes, cause);
+            if (!spec.idempotent) throw new UnknownOutcomeError({ operation, status, detail, cause });
+            retryReason = new ServerError({ operation, status, detail, cause });
           }
         } else if ((status === 403 && remaining === 0) || status === 429) {
           // Refused for quota: nothing was done, so even a send may be repeated after the pause.
@@ -191,24 +191,29 @@ export class HttpCore {
           throw new AuthenticationError({ operation, status });
         } else if (status === 404) {
           if (uncertain && spec.method === 'DELETE') return { status, text };
-          throw new NotFoundError({ operation, status, serviceMessage: text });
+          throw new NotFoundError({ operation, status, serviceMessage: errorBodyText(contentType, text) });
         } else if (status === 403) {
-          throw new RefusedError({ operation, status, serviceMessage: text });
+          throw new RefusedError({ operation, status, serviceMessage: errorBodyText(contentType, text) });
         } else if (status >= 400 && status < 500) {
-          throw new InvalidRequestError({ operation, status, serviceMessage: text });
+          throw new InvalidRequestError({ operation, status, serviceMessage: errorBodyText(contentType, text) });
         } else if (status >= 500) {
           if (!spec.idempotent) {
             throw new UnknownOutcomeError({
               operation,
               status,
               detail: `${status} server error; the request may have taken effect`,
-              serviceMessage: text,
+              serviceMessage: errorBodyText(contentType, text),
             });
           }
           uncertain = true;
-          retryReason = new ServerError({ operation, status, serviceMessage: text });
+          retryReason = new ServerError({ operation, status, serviceMessage: errorBodyText(contentType, text) });
         } else {
-          throw new ServerError({ operation, status, detail: `unexpected status ${status}`, serviceMessage: text });
+          throw new ServerError({
+            operation,
+            status,
+            detail: `unexpected status ${status}`,
+            serviceMessage: errorBodyText(contentType, text),
+          });
         }
       }
       if (failures >= this.options.maxRetries) throw retryReason;
@@ -218,11 +223,7 @@ export class HttpCore {
     }
   }
 
-  private async send(
-    spec: RequestSpec,
-  ): Promise<
-    { status: number; headers: Record<string, string | string[] | undefined>; text: string } | TransportFailure
-  > {
+  private async send(spec: RequestSpec): Promise<Answer | TransportFailure> {
     const deadline = spec.deadlineMs ?? this.options.timeoutMs;
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(), deadline);
@@ -247,8 +248,28 @@ export class HttpCore {
         headersTimeout: deadline + 1_000,
         bodyTimeout: deadline + 1_000,
       });
-      const text = await res.body.text();
-      return { status: res.statusCode, headers: res.headers, text };
+      // Read by hand to count what arrived: a body cut short is told apart from one that is not JSON.
+      const chunks: Buffer[] = [];
+      let bytes = 0;
+      try {
+        for await (const chunk of res.body) {
+          chunks.push(chunk as Buffer);
+          bytes += (chunk as Buffer).length;
+        }
+      } catch (cause) {
+        const expected = Number(headerText(res.headers['content-length']));
+        if (!controller.signal.aborted && Number.isFinite(expected) && expected > bytes) {
+          const detail = `the answer (${res.statusCode}) was cut short: ${bytes} of ${expected} bytes arrived`;
+          return { kind: 'truncated', detail, cause };
+        }
+        throw cause;
+      }
+      return {
+        status: res.statusCode,
+        headers: res.headers,
+        text: Buffer.concat(chunks, bytes).toString('utf8'),
+        bytes,
+      };
     } catch (cause) {
       if (controller.signal.aborted)
         return { kind: 'timeout', detail: `no complete answer within ${deadline} ms`, cause };
@@ -265,6 +286,10 @@ export class HttpCore {
 
 export function operationOf(spec: { method: Method; path: string }): string {
   return `${spec.method} ${spec.path}`;
+}
+
+function headerText(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
 }
 
 function parseRemaining(value: string | string[] | undefined): number | null {

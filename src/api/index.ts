@@ -3,7 +3,7 @@
  *
  * ```ts
  * const api = new InvoicingClient({ baseUrl, user, apiKey });
- * for await (const page of api.list('clients')) { ... page.records, page.problems ... }
+ * for await (const page of api.list('clients')) { ... page.records, page.skipped ... }
  * await api.close();
  * ```
  *
@@ -18,11 +18,15 @@
  * - Safe requests (GET, PUT of fields, DELETE) are retried with backoff on 5xx, timeouts,
  *   dropped connections and malformed JSON; creates and sends never are: a lost answer is an
  *   `UnknownOutcomeError`. A DELETE that answers 404 after an uncertain attempt counts as done.
- * - Records are parsed leniently (see `wire.ts`); a record that cannot be read is reported in
- *   `page.problems` with its id and field and left out, without stopping the page.
+ * - Records are read leniently (see `wire.ts`, `readRecord`): a field that cannot be read is null
+ *   and reported in the record's `issues` with its id and field; only a record whose id cannot
+ *   be read or stored is left out (`page.skipped`). Values Postgres cannot store (a NUL
+ *   character) are repaired in the record's text and reported too.
+ * - A list ends only on an empty page (see `paging.ts`).
  */
 export { InvoicingClient, ENDPOINTS, MAX_SEND_IDS } from './client.js';
-export { rawTextOf, splitJsonArray } from './json-split.js';
+export { splitJsonArray, repairJsonText, NUL_REPLACEMENT } from './json-split.js';
+export type { WireItem, RepairedValue } from './json-split.js';
 export type {
   ClientOptions,
   SendResult,
@@ -32,13 +36,15 @@ export type {
   QuotationSendMethod,
   QuotationStatus,
 } from './client.js';
-export type { Page, PageStream } from './paging.js';
-export { ENTITY_NAMES, KEY_FIELD, parseRecord, parseRecords, schemas } from './schemas.js';
+export type { Page, PageStream, PagingOptions } from './paging.js';
+export { ENTITY_NAMES, KEY_FIELD, parseRecord, parseRecords, readRecord, readRecords, schemas } from './schemas.js';
 export type {
   EntityName,
   RecordOf,
   RecordTypes,
   RecordProblem,
+  ReadRecord,
+  ValueIssue,
   Client,
   Product,
   Quotation,

@@ -67,24 +67,134 @@ function isSpace(c: number): boolean {
   return c === 32 || c === 10 || c === 13 || c === 9;
 }
 
-/** The exact text of each record parsed by `parseKeepingTexts`, keyed by the parsed object. */
-const recordTexts = new WeakMap<object, string>();
-
 /**
- * JSON.parse for a list answer that also remembers each element's own text (see `rawTextOf`).
- * Parsing the elements one by one costs about what parsing the whole array does.
+ * A value Postgres cannot store as it came, changed into one it can. jsonb and text refuse the NUL
+ * character and UTF-16 surrogates without their other half; PHP's json_encode writes both as
+ * escapes (`\u0000`, `\ud800`) that JSON.parse accepts.
  */
-export function parseKeepingTexts(text: string): unknown {
-  const parts = splitJsonArray(text);
-  if (parts === null) return JSON.parse(text);
-  return parts.map((part) => {
-    const item: unknown = JSON.parse(part);
-    if (typeof item === 'object' && item !== null) recordTexts.set(item, part);
-    return item;
-  });
+export interface RepairedValue {
+  /** Where in the record, e.g. `company` or `lines.line2.description`. */
+  path: string;
+  /** The value as received, with the character shown as its escape (shortened). */
+  value: string;
+  reason: string;
 }
 
-/** The text a record arrived as, when its list was parsed by `parseKeepingTexts`. */
-export function rawTextOf(raw: object): string | undefined {
-  return recordTexts.get(raw);
+/** One element of a list answer: its parsed value and its exact JSON text (after any repair). */
+export interface WireItem {
+  value: unknown;
+  text: string;
+  /** The values changed so that Postgres can store them (null: none). */
+  repaired: RepairedValue[] | null;
+}
+
+/** Stored for a NUL character: U+2400 SYMBOL FOR NULL, visible and searchable. */
+export const NUL_REPLACEMENT = '\u2400';
+/** Stored for half a surrogate pair: U+FFFD REPLACEMENT CHARACTER. */
+export const SURROGATE_REPLACEMENT = '\ufffd';
+
+/** Cheap test for a text that may hold an escape Postgres refuses (`\u0000`, `\uD8xx`–`\uDFxx`). */
+const MAYBE_UNSTORABLE = /\\u(?:0000|[dD][89a-fA-F])/;
+
+/**
+ * The JSON text with every escape Postgres refuses replaced (see RepairedValue), or null when it
+ * has none. Escaped backslashes (`\\u0000` is a backslash and "u0000") are left alone.
+ */
+export function repairJsonText(text: string): string | null {
+  if (!MAYBE_UNSTORABLE.test(text)) return null;
+  let out = '';
+  let copiedTo = 0;
+  let i = text.indexOf('\\');
+  while (i >= 0 && i < text.length - 1) {
+    if (text[i + 1] !== 'u') {
+      i = text.indexOf('\\', i + 2);
+      continue;
+    }
+    const code = Number.parseInt(text.slice(i + 2, i + 6), 16);
+    let replacement: string | null = null;
+    let length = 6;
+    if (code === 0) replacement = NUL_REPLACEMENT;
+    else if (code >= 0xd800 && code <= 0xdbff) {
+      const low = text.slice(i + 6, i + 8) === '\\u' ? Number.parseInt(text.slice(i + 8, i + 12), 16) : Number.NaN;
+      if (low >= 0xdc00 && low <= 0xdfff) length = 12;
+      else replacement = SURROGATE_REPLACEMENT;
+    } else if (code >= 0xdc00 && code <= 0xdfff) replacement = SURROGATE_REPLACEMENT;
+    if (replacement !== null) {
+      out += text.slice(copiedTo, i) + replacement;
+      copiedTo = i + length;
+    }
+    i = text.indexOf('\\', i + length);
+  }
+  return copiedTo === 0 ? null : out + text.slice(copiedTo);
+}
+
+const UNSTORABLE_CHAR = /\0|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/** Where a parsed value holds strings Postgres refuses, with what they were. */
+function findUnstorable(value: unknown, path: string, out: RepairedValue[]): void {
+  if (typeof value === 'string') {
+    if (!UNSTORABLE_CHAR.test(value)) return;
+    const shown = JSON.stringify(value.length > 60 ? `${value.slice(0, 60)}…` : value);
+    const reason = value.includes('\0')
+      ? 'a NUL character (\\u0000), which Postgres cannot store; stored as ␀ (U+2400)'
+      : 'half of a UTF-16 surrogate pair, which Postgres cannot store; stored as � (U+FFFD)';
+    out.push({ path: path || '(record)', value: shown, reason });
+  } else if (typeof value === 'object' && value !== null) {
+    for (const [key, item] of Object.entries(value)) findUnstorable(item, path ? `${path}.${key}` : key, out);
+  }
+}
+
+/** A parsed element and its text, repaired where Postgres could not store it. */
+export function wireItem(value: unknown, text = JSON.stringify(value) ?? 'null'): WireItem {
+  const repairedText = repairJsonText(text);
+  if (repairedText === null) return { value, text, repaired: null };
+  const repaired: RepairedValue[] = [];
+  findUnstorable(value, '', repaired);
+  return { value: JSON.parse(repairedText) as unknown, text: repairedText, repaired };
+}
+
+/** A list answer whose elements keep their own texts (see `readListText`). */
+export class WireList {
+  constructor(readonly items: WireItem[]) {}
+}
+
+/**
+ * JSON.parse for a list answer that keeps each element's own text (the record "as received",
+ * hashed to tell an unchanged record from a changed one without serializing it again).
+ * Parsing the elements one by one costs about what parsing the whole array does. An answer that
+ * is not a plain array (a wrapped or keyed list) is parsed whole and returned as it is.
+ */
+export function readListText(text: string): WireList | unknown {
+  const parts = splitJsonArray(text);
+  if (parts === null) return JSON.parse(text);
+  const mayNeedRepair = MAYBE_UNSTORABLE.test(text);
+  return new WireList(
+    parts.map((part) =>
+      mayNeedRepair ? wireItem(JSON.parse(part), part) : { value: JSON.parse(part), text: part, repaired: null },
+    ),
+  );
+}
+
+/**
+ * The text of the one value of a single read's wrapper (`{"client": {...}}` → `{...}`), or null
+ * when the answer is not such a wrapper. Lets a single read hash the same text as a list does.
+ */
+export function singleValueText(text: string): string | null {
+  const open = text.indexOf('{');
+  if (open < 0 || text.slice(0, open).trim() !== '') return null;
+  const keyStart = text.indexOf('"', open);
+  if (keyStart < 0 || text.slice(open + 1, keyStart).trim() !== '') return null;
+  const keyEnd = endOfString(text, keyStart);
+  const colon = keyEnd < 0 ? -1 : text.indexOf(':', keyEnd);
+  const close = text.lastIndexOf('}');
+  if (colon < 0 || close <= colon || text.slice(keyEnd + 1, colon).trim() !== '' || text.slice(close + 1).trim() !== '')
+    return null;
+  const value = text.slice(colon + 1, close).trim();
+  if (!value.startsWith('{')) return null;
+  try {
+    JSON.parse(value);
+  } catch {
+    return null; // more than one key, or not an object
+  }
+  return value;
 }

@@ -1,31 +1,50 @@
 /**
  * Lists as an async iterator of pages (`?count=N&start=M`), so memory holds one page at a time.
- * Stops on an empty or short page (the true end), and stops with a warning, not complete, when
- * the server ignores paging (a page brings back ids the previous page already had).
+ *
+ * The service publishes neither its page size nor a maximum `count`, and sends no totals, so the
+ * only proof that a list has ended is an **empty page**: a short page may be a cap on `count`
+ * (every record past it would then look deleted). That costs one request per list. When a short
+ * page is followed by a non-empty one, the service caps `count`: the cap is reported once
+ * (`onCapLearned`, which the mirror remembers) and asked for from then on.
+ *
+ * A service that ignores `start` answers the same page again. If it ignores `count` too (its
+ * first answer was longer than asked, or a `count=1` probe answers more than one record), that
+ * first answer was the whole list: the list is complete. If it honours `count` but not `start`,
+ * nothing past the first page can be read: the list ends incomplete, with a warning.
  */
 import type { Logger } from 'pino';
-import { KEY_FIELD, parseRecords, type EntityName, type RecordOf, type RecordProblem } from './schemas.js';
+import type { WireItem } from './json-split.js';
+import { KEY_FIELD, readRecords, type EntityName, type ReadRecord, type RecordOf, type ValueIssue } from './schemas.js';
 
 export interface Page<T> {
-  records: T[];
-  problems: RecordProblem[];
+  /** The records to store (a bad field is null and reported in the record's `issues`). */
+  records: ReadRecord<T>[];
+  /** Records that cannot be stored at all (their id cannot be read or stored). */
+  skipped: ValueIssue[];
   /** Offset asked for. */
   start: number;
-  /** Records on the wire in this page (parsed or not). */
+  /** Records on the wire in this page (read or not). */
   received: number;
 }
 
 export interface PageStream<T> extends AsyncIterable<Page<T>> {
-  /** True only after the iteration reached the true end of the list (an empty or short page). */
+  /** True only after the iteration reached the proven end of the list (an empty page, or a whole-list answer). */
   readonly complete: boolean;
   readonly warnings: string[];
 }
 
-/** Fetches one page: the raw list the service answered for `count`/`start`. */
-export type PageFetcher = (count: number, start: number) => Promise<unknown[]>;
+/** Fetches one page: the elements the service answered for `count`/`start`. */
+export type PageFetcher = (count: number, start: number) => Promise<WireItem[]>;
 
-/** Turns the raw items of one page into records and problems. */
-export type PageParser<T> = (items: unknown[]) => { records: T[]; problems: RecordProblem[] };
+/** Turns the elements of one page into records (and the ones skipped). */
+export type PageParser<T> = (items: WireItem[]) => { records: ReadRecord<T>[]; skipped: ValueIssue[] };
+
+export interface PagingOptions {
+  /** A cap on `count` learned earlier: asked for instead of a larger page size. */
+  knownCap?: number | null;
+  /** Called once when a cap on `count` is found (a short page followed by a non-empty one). */
+  onCapLearned?: (cap: number) => void;
+}
 
 export class PagedList<T> implements PageStream<T> {
   complete = false;
@@ -40,64 +59,77 @@ export class PagedList<T> implements PageStream<T> {
     private readonly fetchPage: PageFetcher,
     private readonly parse: PageParser<T>,
     private readonly logger: Logger,
+    private readonly options: PagingOptions = {},
   ) {}
 
-  /** A page stream of parsed records of an entity. */
+  /** A page stream of the records of an entity. */
   static ofEntity<E extends EntityName>(
     entity: E,
     pageSize: number,
     fetchPage: PageFetcher,
     logger: Logger,
+    options?: PagingOptions,
   ): PagedList<RecordOf<E>> {
     return new PagedList<RecordOf<E>>(
       entity,
       KEY_FIELD[entity],
       pageSize,
       fetchPage,
-      (items) => parseRecords(entity, items),
+      (items) => readRecords(entity, items),
       logger,
+      options,
     );
   }
 
   /** Every record of the list in one array (for short lists: countries, search results). */
   async all(): Promise<T[]> {
     const out: T[] = [];
-    for await (const page of this) out.push(...page.records);
+    for await (const page of this) for (const read of page.records) out.push(read.record);
     return out;
   }
 
   async *[Symbol.asyncIterator](): AsyncIterator<Page<T>> {
     this.complete = false;
     this.warnings.length = 0;
-    const keyField = this.keyField;
+    const known = this.options.knownCap;
+    let count = known && known > 0 && known < this.pageSize ? known : this.pageSize;
     let previousIds = new Set<string>();
+    let firstReceived = 0;
+    let shortPage: number | null = null;
+    let capReported = false;
     let start = 0;
     for (;;) {
-      const items = await this.fetchPage(this.pageSize, start);
+      const items = await this.fetchPage(count, start);
       const received = items.length;
       if (received === 0) break;
 
       const ids = new Set<string>();
       let repeated = 0;
       for (const item of items) {
-        const id = idOf(item, keyField);
+        const id = idOf(item.value, this.keyField);
         if (id === null) continue;
         if (previousIds.has(id)) repeated++;
         ids.add(id);
       }
-      if (ids.size === 0) {
-        // Without a single readable id a repeated page could not be told apart: stop safely.
-        this.warn(
-          `${this.label}: no record at start=${start} had a readable ${keyField}; stopped, list may be incomplete`,
-        );
-        const { records, problems } = this.parse(items);
-        yield { records, problems, start, received };
+      if (start > 0 && ids.size > 0 && repeated === ids.size && ids.size === previousIds.size) {
+        // The same page again: the service ignores `start`.
+        if (firstReceived > count || (await this.ignoresCount())) {
+          this.warn(
+            `${this.label}: the service ignores count and start; its first answer held the whole list (${firstReceived} records)`,
+            'info',
+          );
+          this.complete = true;
+        } else {
+          this.warn(
+            `${this.label}: the service ignores start but honours count, so no record past the first ${firstReceived} can be read; list incomplete`,
+          );
+        }
         return;
       }
-      if (repeated > 0 && repeated * 2 >= ids.size) {
-        // The same ids again: the server ignores count/start. Stop rather than loop.
+      if (start > 0 && ids.size === 0) {
+        // Without a single readable id a repeated page could not be told apart: stop safely.
         this.warn(
-          `${this.label}: the service ignored paging (page at start=${start} repeated ${repeated} ids of the previous page); stopped, list may be incomplete`,
+          `${this.label}: no record at start=${start} had a readable ${this.keyField}; stopped, list may be incomplete`,
         );
         return;
       }
@@ -105,38 +137,49 @@ export class PagedList<T> implements PageStream<T> {
       if (repeated > 0) {
         // A few ids shifted across the page boundary (the list changed while paging): skip the repeats.
         pageItems = items.filter((item) => {
-          const id = idOf(item, keyField);
+          const id = idOf(item.value, this.keyField);
           return id === null || !previousIds.has(id);
         });
         this.warn(
           `${this.label}: ${repeated} record(s) at start=${start} repeated from the previous page (the list changed while paging); skipped`,
         );
       }
-      if (received > this.pageSize && start === 0) {
+      if (start === 0) firstReceived = received;
+      if (shortPage !== null && !capReported) {
+        // A short page, then more records: the service caps `count` at what the short page held.
+        capReported = true;
         this.warn(
-          `${this.label}: asked for ${this.pageSize} records, got ${received}; the service may be ignoring count`,
+          `${this.label}: the service answers at most ${shortPage} records per request (asked for ${count}); asking for ${shortPage} from now on`,
+          'info',
         );
+        count = shortPage;
+        this.options.onCapLearned?.(shortPage);
       }
 
-      const { records, problems } = this.parse(pageItems);
-      for (const p of problems) this.logger.warn({ ...p }, 'api: record could not be read; skipped');
-      yield { records, problems, start, received };
+      const { records, skipped } = this.parse(pageItems);
+      yield { records, skipped, start, received };
 
-      if (received < this.pageSize) break;
+      shortPage = received < count ? received : null;
       previousIds = ids;
       start += received;
     }
     this.complete = true;
   }
 
-  private warn(message: string): void {
+  /** Probes `count=1`: an answer of more than one record means the service ignores `count`. */
+  private async ignoresCount(): Promise<boolean> {
+    const probe = await this.fetchPage(1, 0);
+    return probe.length > 1;
+  }
+
+  private warn(message: string, level: 'warn' | 'info' = 'warn'): void {
     this.warnings.push(message);
-    this.logger.warn({ list: this.label }, message);
+    this.logger[level]({ list: this.label }, message);
   }
 }
 
-function idOf(item: unknown, keyField: string): string | null {
-  if (typeof item !== 'object' || item === null) return null;
-  const id = (item as Record<string, unknown>)[keyField];
+function idOf(value: unknown, keyField: string): string | null {
+  if (typeof value !== 'object' || value === null) return null;
+  const id = (value as Record<string, unknown>)[keyField];
   return typeof id === 'string' || typeof id === 'number' ? String(id) : null;
 }

@@ -4,6 +4,7 @@
  * Write-only inputs (action, overwrite_if_exist, tax_country) are not part of parsed records.
  */
 import { z } from 'zod';
+import type { WireItem } from './json-split.js';
 import { w } from './wire.js';
 
 export type { DocumentLine, Reference, Approval } from './wire.js';
@@ -239,6 +240,116 @@ export function parseRecord<E extends EntityName>(
       message: issue.message,
     })),
   };
+}
+
+/**
+ * A value the mirror stores other than as it came, reported with entity, id and field:
+ * `rejected`: the field is stored as NULL (its original stays in `raw`); `repaired`: stored
+ * changed so that Postgres can hold it (see `reason`); `skipped`: the record is not stored at all
+ * (its id cannot be read or stored).
+ */
+export interface ValueIssue extends RecordProblem {
+  /** The value as received, shortened (JSON text for anything but a string). */
+  value: string;
+  action: 'rejected' | 'repaired' | 'skipped';
+}
+
+/** A record read leniently: the typed record (bad fields as null), its exact text and what was not stored as it came. */
+export interface ReadRecord<T> {
+  record: T;
+  /** The record's JSON text as received (after any repair): stored in `raw`, hashed to detect change. */
+  rawText: string;
+  issues: ValueIssue[];
+}
+
+function shownValue(value: unknown): string {
+  const text = typeof value === 'string' ? JSON.stringify(value) : (JSON.stringify(value) ?? 'undefined');
+  return text.length > 200 ? `${text.slice(0, 199)}…` : text;
+}
+
+function valueAt(root: unknown, path: readonly PropertyKey[]): unknown {
+  let value = root;
+  for (const key of path) {
+    if (typeof value !== 'object' || value === null) return undefined;
+    value = (value as Record<PropertyKey, unknown>)[key];
+  }
+  return value;
+}
+
+/** A copy of `root` with the value at `path` replaced (copies only along the path). */
+function withValueAt(root: unknown, path: readonly PropertyKey[], replacement: unknown): unknown {
+  if (path.length === 0) return replacement;
+  const [head, ...rest] = path as [PropertyKey, ...PropertyKey[]];
+  const copy: Record<PropertyKey, unknown> = Array.isArray(root) ? ([...root] as never) : { ...(root as object) };
+  copy[head] = withValueAt(copy[head], rest, replacement);
+  return copy;
+}
+
+/**
+ * Reads one wire record so that no single value keeps it out: a field that cannot be read is
+ * stored as NULL and reported (a line that is not an object becomes an empty line); only a record
+ * whose id cannot be read or stored is skipped. `repaired` are values the wire text already had
+ * changed so that Postgres can store them (see json-split.ts).
+ */
+export function readRecord<E extends EntityName>(
+  entity: E,
+  item: WireItem,
+): { read: ReadRecord<RecordOf<E>> } | { skipped: ValueIssue[] } {
+  const keyField = KEY_FIELD[entity];
+  const raw = item.value;
+  const id = readableId(raw, keyField);
+  const repaired: ValueIssue[] = (item.repaired ?? []).map((r) => ({
+    entity,
+    id,
+    field: r.path,
+    message: r.reason,
+    value: r.value,
+    action: 'repaired',
+  }));
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
+    const what = Array.isArray(raw) ? 'an array' : typeof raw;
+    const message = `expected a record object, got ${what}`;
+    return { skipped: [{ entity, id: null, field: '(record)', message, value: shownValue(raw), action: 'skipped' }] };
+  }
+  let candidate: unknown = raw;
+  const rejected: ValueIssue[] = [];
+  // Each round nulls the fields that failed; a second failure of the same field cannot happen
+  // (null is valid for every non-key field), so two rounds are the most it takes.
+  for (let round = 0; round < 2; round++) {
+    const result = schemas[entity].safeParse(candidate);
+    if (result.success) {
+      const record = result.data as RecordOf<E>;
+      record.raw = raw as Record<string, unknown>;
+      return { read: { record, rawText: item.text, issues: [...repaired, ...rejected] } };
+    }
+    for (const issue of result.error.issues) {
+      const field = issue.path.join('.') || '(record)';
+      const value = shownValue(valueAt(raw, issue.path));
+      if (issue.path.length === 0 || issue.path[0] === keyField) {
+        return { skipped: [{ entity, id, field, message: issue.message, value, action: 'skipped' }] };
+      }
+      rejected.push({ entity, id, field, message: issue.message, value, action: 'rejected' });
+      // A line that is not an object at all is kept as an empty line, so the others keep their positions.
+      const isLine = issue.path.length === 2 && issue.path[0] === 'lines';
+      candidate = withValueAt(candidate, issue.path, isLine ? {} : null);
+    }
+  }
+  return { skipped: [{ entity, id, field: '(record)', message: 'could not be read', value: '', action: 'skipped' }] };
+}
+
+/** The records of one page read leniently (see readRecord): records to store, and those skipped. */
+export function readRecords<E extends EntityName>(
+  entity: E,
+  items: readonly WireItem[],
+): { records: ReadRecord<RecordOf<E>>[]; skipped: ValueIssue[] } {
+  const records: ReadRecord<RecordOf<E>>[] = [];
+  const skipped: ValueIssue[] = [];
+  for (const item of items) {
+    const outcome = readRecord(entity, item);
+    if ('read' in outcome) records.push(outcome.read);
+    else skipped.push(...outcome.skipped);
+  }
+  return { records, skipped };
 }
 
 /** Parse the records of one page; a bad record is reported and skipped, the rest continue. */

@@ -43,29 +43,48 @@ function describe(value: unknown): string {
 const DECIMAL = /^\s*[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?\s*$/;
 const BLANK = /^\s*$/;
 
-/** Number from a JSON number or a decimal string; `""`, null and missing → null. */
+/**
+ * The largest magnitude a money or quantity value may have: far beyond any invoice, and small
+ * enough that reports summing it stay exact. A larger one (`"1e400"`) is a fault upstream.
+ */
+export const MAX_DECIMAL = 1e15;
+/** The range of Postgres `integer`, the type of ids and whole numbers in the mirror. */
+export const MIN_INTEGER = -(2 ** 31);
+export const MAX_INTEGER = 2 ** 31 - 1;
+
+/**
+ * Number from a JSON number or a decimal string; `""`, null and missing → null. The mirror stores
+ * the decimal text itself (exact: `"59.90"` stays 59.90); this checks it is a number it can store.
+ */
 export function toNumber(value: unknown): number | null {
-  if (typeof value === 'number') {
-    if (Number.isFinite(value)) return value;
-  } else if (typeof value === 'string') {
-    if (DECIMAL.test(value)) return Number(value);
-    if (BLANK.test(value)) return null;
+  let n = Number.NaN;
+  if (typeof value === 'number') n = value;
+  else if (typeof value === 'string') {
+    if (DECIMAL.test(value)) n = Number(value);
+    else if (BLANK.test(value)) return null;
   } else if (value === undefined || value === null) {
     return null;
   }
-  throw new WireValueError(`expected a number, got ${describe(value)}`);
+  if (Number.isNaN(n)) throw new WireValueError(`expected a number, got ${describe(value)}`);
+  if (!(Math.abs(n) < MAX_DECIMAL))
+    throw new WireValueError(`${describe(value)} is outside the range the mirror stores (±10^15)`);
+  return n;
 }
 
 /** Integer (ids, days, counts): like `toNumber` but the value must be whole (legacy `"0"` → 0). */
 export function toInteger(value: unknown): number | null {
-  let n: number | null = NaN;
+  let n: number | null = Number.NaN;
   try {
-    n = toNumber(value);
+    n = typeof value === 'string' && DECIMAL.test(value) ? Number(value) : toNumber(value);
   } catch {
     // reported below with the integer wording
   }
-  if (n === null || Number.isSafeInteger(n)) return n;
-  throw new WireValueError(`expected an integer, got ${describe(value)}`);
+  if (Number.isNaN(n)) throw new WireValueError(`expected an integer, got ${describe(value)}`);
+  if (n === null) return n;
+  if (!Number.isInteger(n)) throw new WireValueError(`expected an integer, got ${describe(value)}`);
+  if (n < MIN_INTEGER || n > MAX_INTEGER)
+    throw new WireValueError(`${describe(value)} is outside the range of an integer column (up to ${MAX_INTEGER})`);
+  return n;
 }
 
 /** The identifying field of a record: a non-negative integer, never missing. */
@@ -109,9 +128,13 @@ export function toDate(value: unknown): string | null {
     const m = DATE.exec(value);
     if (m) {
       if (m[1] === '0000') return null; // PHP's "0000-00-00" means unset
-      const month = Number(m[2]);
-      const day = Number(m[3]);
-      if (month >= 1 && month <= 12 && day >= 1 && day <= 31) return value.length === 10 ? value : value.slice(0, 10);
+      const [year, month, day] = [Number(m[1]), Number(m[2]), Number(m[3])];
+      const date = new Date(0);
+      date.setUTCFullYear(year, month - 1, day);
+      // A day the calendar has: "2027-02-30" is not one, though it has the right shape.
+      if (date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day)
+        return value.length === 10 ? value : value.slice(0, 10);
+      throw new WireValueError(`${describe(value)} is not a day of the calendar`);
     } else if (BLANK.test(value)) {
       return null;
     }

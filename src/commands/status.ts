@@ -3,6 +3,7 @@ import { sql } from 'kysely';
 import { formatRows } from '../format.js';
 import { countJobsByStatus } from '../jobs/queue.js';
 import { ENTITY_NAMES } from '../sync/index.js';
+import { heldDeletes } from '../sync/safeguard.js';
 import { withApp } from './context.js';
 
 export function registerStatusCommand(program: Command): void {
@@ -35,15 +36,46 @@ export function registerStatusCommand(program: Command): void {
           select rate_limit_remaining as remaining, coalesce(finished_at, started_at) as seen_at from sync_runs
           where rate_limit_remaining is not null order by id desc limit 1`.execute(db);
         const rateLimit = budget[0] ? { remaining: Number(budget[0].remaining), seenAt: budget[0].seen_at } : null;
+        const held = await heldDeletes(db);
+        const { rows: rejected } = await sql<Record<string, unknown>>`
+          select entity, entity_id as id, field, action, value, reason, last_seen_at as seen_at
+          from rejected_values order by entity, entity_id, field limit 50`.execute(db);
+        const { rows: rejectedTotal } = await sql<{
+          n: number;
+        }>`select count(*)::int as n from rejected_values`.execute(db);
+        const rejectedCount = Number(rejectedTotal[0]?.n ?? 0);
 
         if (options.json) {
-          process.stdout.write(`${JSON.stringify({ runs, mirror: counts, queue, rateLimit }, null, 2)}\n`);
+          process.stdout.write(
+            `${JSON.stringify({ runs, mirror: counts, queue, rateLimit, heldDeletes: held, rejectedValues: { total: rejectedCount, first: rejected } }, null, 2)}\n`,
+          );
           return;
         }
         const out = process.stdout;
         out.write('Last sync runs\n');
         out.write(runs.length > 0 ? formatRows(runs, 'table') : '(none yet: run invoice-mirror backfill)\n');
         out.write(`\nMirror\n${formatRows(counts, 'table')}`);
+        if (held.length > 0) {
+          out.write(
+            '\nHeld deletes: records missing from the service, not marked deleted because too many went at once\n',
+          );
+          out.write(
+            formatRows(
+              held.map((h) => ({ ...h, release: `invoice-mirror sync --allow-deletes ${h.entity}` })),
+              'table',
+            ),
+          );
+          out.write(
+            'The next complete pull applies them if the records are still missing; --allow-deletes applies them now.\n',
+          );
+        }
+        if (rejectedCount > 0) {
+          out.write(
+            `\nValues not stored as sent (${rejectedCount}; table rejected_values)\n${formatRows(rejected, 'table')}`,
+          );
+          if (rejectedCount > rejected.length)
+            out.write(`(the first ${rejected.length}; select * from rejected_values for all)\n`);
+        }
         out.write(`\nJob queue\n${queue.length > 0 ? formatRows(queue, 'table') : '(empty)\n'}`);
         out.write(
           `\nRate limit: ${rateLimit ? `${rateLimit.remaining} requests left this hour, as seen at ${rateLimit.seenAt.toISOString()}` : 'not seen yet'}\n`,

@@ -7,15 +7,20 @@ import { ENTITY_NAMES, runSync, type MirrorTable, type SyncOutcome } from '../sy
 import { progressReporter } from '../sync/progress.js';
 import { withApp } from './context.js';
 
-function entityList(value: string): MirrorTable[] {
+/** `--allow-deletes`: entity names, or `all`. */
+function allowList(value: string): MirrorTable[] | 'all' {
+  return value.trim().toLowerCase() === 'all' ? 'all' : entityList(value, '--allow-deletes');
+}
+
+function entityList(value: string, option = '--only'): MirrorTable[] {
   const names = value
     .split(',')
     .map((name) => name.trim())
     .filter(Boolean);
-  if (names.length === 0) throw new UsageError(`--only: name at least one of ${ENTITY_NAMES.join(', ')}`);
+  if (names.length === 0) throw new UsageError(`${option}: name at least one of ${ENTITY_NAMES.join(', ')}`);
   for (const name of names) {
     if (!ENTITY_NAMES.includes(name as MirrorTable))
-      throw new UsageError(`--only: unknown entity '${name}' (known: ${ENTITY_NAMES.join(', ')})`);
+      throw new UsageError(`${option}: unknown entity '${name}' (known: ${ENTITY_NAMES.join(', ')})`);
   }
   return names as MirrorTable[];
 }
@@ -27,6 +32,8 @@ function printOutcome(outcome: SyncOutcome): void {
     inserted: o!.inserted,
     updated: o!.updated,
     deleted: o!.deleted,
+    held: o!.held,
+    rejected: o!.rejected,
     unchanged: o!.unchanged,
     complete: o!.complete ? 'yes' : 'no',
   }));
@@ -36,18 +43,22 @@ function printOutcome(outcome: SyncOutcome): void {
   );
 }
 
+const ALLOW_HELP =
+  'apply deletes the safeguard would hold for these entities (comma-separated, or all): when many records really were deleted upstream';
+
 export function registerSyncCommands(program: Command): void {
   program
     .command('backfill')
     .description(
       'pull everything (or the named entities) into the mirror; exit code 0 only when every entity was pulled completely',
     )
-    .option('--only <entities>', `comma-separated subset of: ${ENTITY_NAMES.join(', ')}`, entityList)
+    .option('--only <entities>', `comma-separated subset of: ${ENTITY_NAMES.join(', ')}`, (v) => entityList(v))
+    .option('--allow-deletes <entities>', ALLOW_HELP, allowList)
     .action(
-      withApp(async (app, options: { only?: MirrorTable[] }) => {
+      withApp(async (app, options: { only?: MirrorTable[]; allowDeletes?: MirrorTable[] | 'all' }) => {
         const client = createApiClient(app);
         try {
-          const outcome = await runSync(syncDeps(app, client), {
+          const outcome = await runSync(syncDeps(app, client, options.allowDeletes), {
             kind: 'backfill',
             entities: options.only,
             onProgress: progressReporter(process.stderr, logger),
@@ -63,11 +74,12 @@ export function registerSyncCommands(program: Command): void {
   program
     .command('sync')
     .description('one scheduled-style pass of every entity, then exit')
+    .option('--allow-deletes <entities>', ALLOW_HELP, allowList)
     .action(
-      withApp(async (app) => {
+      withApp(async (app, options: { allowDeletes?: MirrorTable[] | 'all' }) => {
         const client = createApiClient(app);
         try {
-          const outcome = await runSync(syncDeps(app, client), { kind: 'sync' });
+          const outcome = await runSync(syncDeps(app, client, options.allowDeletes), { kind: 'sync' });
           printOutcome(outcome);
           return outcome.status === 'succeeded' ? 0 : 1;
         } finally {

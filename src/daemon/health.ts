@@ -8,12 +8,17 @@ import { createServer, type Server } from 'node:http';
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../db/index.js';
 import { countJobsByStatus } from '../jobs/queue.js';
+import { heldDeletes } from '../sync/safeguard.js';
 import { errorMessage } from '../errors.js';
 import type { DaemonMetrics } from './metrics.js';
 
 export interface HealthReport {
   status: 'ok' | 'unhealthy';
   problems: string[];
+  /** What a person should look at, though the mirror works: held deletes, values not stored as sent. */
+  warnings: string[];
+  heldDeletes: Record<string, number>;
+  rejectedValues: number;
   database: 'ok' | string;
   lastSync: { id: number; kind: string; status: string; finishedAt: string | null; ageSeconds: number | null } | null;
   queue: Record<string, number>;
@@ -23,7 +28,16 @@ export async function checkHealth(
   db: Kysely<Database>,
   options: { periodMs: number; startedAt: number },
 ): Promise<HealthReport> {
-  const report: HealthReport = { status: 'ok', problems: [], database: 'ok', lastSync: null, queue: {} };
+  const report: HealthReport = {
+    status: 'ok',
+    problems: [],
+    warnings: [],
+    heldDeletes: {},
+    rejectedValues: 0,
+    database: 'ok',
+    lastSync: null,
+    queue: {},
+  };
   try {
     const { rows } = await sql<{
       id: number;
@@ -46,6 +60,18 @@ export async function checkHealth(
       };
     }
     report.queue = await countJobsByStatus(db);
+    for (const held of await heldDeletes(db)) {
+      report.heldDeletes[held.entity] = held.held;
+      report.warnings.push(
+        `${held.held} deletes of ${held.entity} held (too many at once); release with: invoice-mirror sync --allow-deletes ${held.entity}`,
+      );
+    }
+    const { rows: rejected } = await sql<{ n: number }>`select count(*)::int as n from rejected_values`.execute(db);
+    report.rejectedValues = Number(rejected[0]?.n ?? 0);
+    if (report.rejectedValues > 0)
+      report.warnings.push(
+        `${report.rejectedValues} values not stored as sent; see invoice-mirror status or table rejected_values`,
+      );
   } catch (error) {
     report.database = `error: ${errorMessage(error)}`;
     report.problems.push('the database does not answer');

@@ -11,6 +11,36 @@ export interface EntityPullsTable {
   last_complete_run_id: number | null;
 }
 
+/** A value stored other than as the service sent it (see migrations/0008_data_safety.ts). */
+export interface RejectedValuesTable {
+  entity: string;
+  entity_id: string;
+  field: string;
+  action: 'rejected' | 'repaired' | 'skipped';
+  value: string;
+  reason: string;
+  first_run_id: number | null;
+  last_run_id: number | null;
+  first_seen_at: ColumnType<Date, Date | string | undefined, Date | string>;
+  last_seen_at: ColumnType<Date, Date | string | undefined, Date | string>;
+}
+
+/** A record found missing upstream whose delete waits for confirmation (the delete safeguard). */
+export interface HeldDeletesTable {
+  entity: string;
+  entity_id: string;
+  run_id: number | null;
+  held_at: ColumnType<Date, Date | string | undefined, Date | string>;
+}
+
+/** The most records a list answers per request, where the service caps `count`. */
+export interface ListCapsTable {
+  list: string;
+  max_count: number;
+  learned_at: ColumnType<Date, Date | string | undefined, Date | string>;
+  run_id: number | null;
+}
+
 export interface Database {
   sync_runs: SyncRunsTable;
   changes: ChangesTable;
@@ -23,4 +53,7 @@ export interface Database {
   countries: MirrorRow<'countries'>;
   document_lines: DocumentLinesTable;
   entity_pulls: EntityPullsTable;
+  rejected_values: RejectedValuesTable;
+  held_deletes: HeldDeletesTable;
+  list_caps: ListCapsTable;
 }

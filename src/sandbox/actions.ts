@@ -8,7 +8,7 @@ import { bad, HttpError, readBool, readInt, readString, type Rec } from './wire.
 export interface Reply {
   status: number;
   body: string | Buffer;
-  type: 'json' | 'text';
+  type: 'json' | 'text' | 'html';
 }
 
 export const text = (status: number, body: string): Reply => ({ status, body, type: 'text' });

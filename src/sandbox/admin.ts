@@ -85,6 +85,7 @@ export function adminHandler(sandbox: () => Sandbox) {
       if (method === 'POST' && id === undefined) return json(JSON.stringify({ id: sb.store.insert(entity, b) }), 201);
       if (id !== undefined && Number.isInteger(id)) {
         if (method === 'PUT' && parts.length === 3) return attempt(() => sb.store.update(entity, id, b));
+        if (method === 'PUT' && parts[3] === 'wire') return attempt(() => sb.store.setWire(entity, id, b));
         if (method === 'DELETE' && parts.length === 3) return attempt(() => sb.store.delete(entity, id));
         if (method === 'POST' && parts[3] === 'restore') return attempt(() => sb.store.restore(entity, id));
       }

@@ -13,6 +13,8 @@ export interface SandboxFlags {
   quota?: string;
   sendMs?: string;
   pageSize?: string;
+  maxPageSize?: string;
+  ignorePaging?: string | boolean;
   admin?: boolean;
 }
 
@@ -47,6 +49,14 @@ export function sandboxOptionsFromFlags(flags: SandboxFlags): SandboxOptions {
     hourlyQuota: flags.quota === undefined ? undefined : integer('quota', flags.quota, 0, Number.MAX_SAFE_INTEGER),
     sendMsPerInvoice: decimal('send-ms', flags.sendMs, 0, 600_000),
     defaultPageSize: integer('page-size', flags.pageSize, 1, 1_000_000),
+    maxPageSize: integer('max-page-size', flags.maxPageSize, 1, 1_000_000),
+    ignorePaging:
+      typeof flags.ignorePaging !== 'string'
+        ? flags.ignorePaging === true || undefined
+        : flags.ignorePaging
+            .split(',')
+            .map((name) => name.trim())
+            .filter(Boolean),
     admin: flags.admin === true,
   };
 }
@@ -64,7 +74,26 @@ export function registerSandboxCommand(program: Command): Command {
     .option('--quota <n>', 'API calls allowed per hour (default: unlimited)')
     .option('--send-ms <ms>', 'time it takes to send one saved invoice (default 1500)')
     .option('--page-size <n>', 'page size when a list call has no count (default 100)')
+    .option('--max-page-size <n>', 'the most records one list answer holds, whatever count asks (default: no cap)')
+    .option(
+      '--ignore-paging [lists]',
+      'answer every list (or the named ones, e.g. clients,products) whole, ignoring count and start',
+    )
     .option('--admin', 'enable the admin routes under /_admin')
+    .addHelpText(
+      'after',
+      `
+Faults, at run time through the admin routes (with --admin) or the in-process API (failNext):
+  POST /_admin/fail {"kind": K, "count": N, "pathPrefix": "/clients"}   the next N matching calls fail as K:
+    500        a plain-text server error          html500   a server error as an HTML page
+    drop       the connection closes, no answer   hang      no answer until hangMs, then dropped
+    malformed  a 200 with JSON cut short          truncated Content-Length says more than arrives
+    html200    a 200 with an HTML page            empty     a 200 with an empty list []
+    duplicate  a list page with its first record twice      quota     403 with X-RateLimit-Remaining: 0
+  PUT /_admin/knobs {"maxPageSize": 100, "ignorePaging": ["clients"], "latencyMs": 50, "failureRate": 0.1, ...}
+  PUT /_admin/records/{entity}/{id}/wire {"company": "a\u0000b", "lastinvoice": "2027-02-30"}   fields as sent, unchecked
+  POST /_admin/records/{entity} {"clientnr": 3000000000}   a record with the given id`,
+    )
     .action(async (flags: SandboxFlags) => {
       const options = sandboxOptionsFromFlags(flags);
       let sandbox: Sandbox;

@@ -1,8 +1,39 @@
 /** Hourly quota and injected faults: deterministic (seeded) so a failing test fails the same way again. */
 import { mixSeed, mulberry32, type Rng } from './prng.js';
 
-export type FaultKind = '500' | 'drop' | 'hang' | 'malformed';
-export const FAULT_KINDS: readonly FaultKind[] = ['500', 'drop', 'hang', 'malformed'];
+/**
+ * What a faulty answer looks like:
+ * - `500`: a plain-text server error; `html500`: a server error as an HTML page (a proxy's);
+ * - `drop`: the connection is closed without an answer; `hang`: no answer until `hangMs`, then dropped;
+ * - `malformed`: a 200 whose JSON is cut short (with a matching Content-Length);
+ * - `truncated`: the answer's Content-Length announces the whole body, the connection closes halfway;
+ * - `html200`: a 200 with an HTML page instead of JSON (a login or maintenance page);
+ * - `empty`: a 200 with an empty list `[]` where a list was asked for;
+ * - `duplicate`: a list page that carries its first record twice (the copy with a changed field).
+ */
+export type FaultKind =
+  | '500'
+  | 'drop'
+  | 'hang'
+  | 'malformed'
+  | 'truncated'
+  | 'html500'
+  | 'html200'
+  | 'empty'
+  | 'duplicate';
+export const FAULT_KINDS: readonly FaultKind[] = [
+  '500',
+  'drop',
+  'hang',
+  'malformed',
+  'truncated',
+  'html500',
+  'html200',
+  'empty',
+  'duplicate',
+];
+/** The faults `failureRate` picks from by default: those a client must retry its way through. */
+export const RANDOM_FAULT_KINDS: readonly FaultKind[] = ['500', 'drop', 'hang', 'malformed'];
 
 export interface FaultMatch {
   method?: string;

@@ -31,7 +31,8 @@ export interface SandboxOptions {
   hourlyQuota?: number;
   sendMsPerInvoice?: number;
   defaultPageSize?: number;
-  ignorePaging?: boolean;
+  maxPageSize?: number;
+  ignorePaging?: boolean | string[];
   hangMs?: number;
   now?: Date | string;
   admin?: boolean;
@@ -89,6 +90,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       hourlyQuota: options.hourlyQuota,
       sendMsPerInvoice: options.sendMsPerInvoice,
       defaultPageSize: options.defaultPageSize,
+      maxPageSize: options.maxPageSize,
       ignorePaging: options.ignorePaging,
       hangMs: options.hangMs,
     }),

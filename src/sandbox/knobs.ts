@@ -1,14 +1,15 @@
 /** Validation of the run-time knobs, shared by startSandbox, the admin routes and the command line. */
-import { FAULT_KINDS, type FaultKind } from './faults.js';
+import { FAULT_KINDS, RANDOM_FAULT_KINDS, type FaultKind } from './faults.js';
 import type { Knobs } from './server.js';
 
 export const DEFAULT_KNOBS: Knobs = {
   latencyMs: 0,
   failureRate: 0,
-  failureKinds: [...FAULT_KINDS],
+  failureKinds: [...RANDOM_FAULT_KINDS],
   hourlyQuota: Number.POSITIVE_INFINITY,
   sendMsPerInvoice: 1500,
   defaultPageSize: 100,
+  maxPageSize: Number.POSITIVE_INFINITY,
   ignorePaging: false,
   hangMs: 120_000,
 };
@@ -43,9 +44,17 @@ export function checkKnobs(k: Partial<Knobs>): Partial<Knobs> {
     if (k.defaultPageSize < 1) throw new Error('defaultPageSize: must be at least 1');
     out.defaultPageSize = k.defaultPageSize;
   }
+  if ((k.maxPageSize as unknown) === null) out.maxPageSize = Number.POSITIVE_INFINITY;
+  else if (k.maxPageSize !== undefined) {
+    if (k.maxPageSize !== Number.POSITIVE_INFINITY) nonNegative('maxPageSize', k.maxPageSize, true);
+    if (k.maxPageSize < 1) throw new Error('maxPageSize: must be at least 1');
+    out.maxPageSize = k.maxPageSize;
+  }
   if (k.ignorePaging !== undefined) {
-    if (typeof k.ignorePaging !== 'boolean') throw new Error('ignorePaging: must be a boolean');
-    out.ignorePaging = k.ignorePaging;
+    const value = k.ignorePaging;
+    if (typeof value !== 'boolean' && !(Array.isArray(value) && value.every((v) => typeof v === 'string')))
+      throw new Error('ignorePaging: must be true, false or a list of list names (e.g. ["clients"])');
+    out.ignorePaging = Array.isArray(value) ? [...value] : value;
   }
   if (k.hangMs !== undefined) out.hangMs = nonNegative('hangMs', k.hangMs);
   return out;

@@ -19,7 +19,10 @@ export interface ApiRequest {
 export interface RouteContext {
   account: Account;
   defaultPageSize: number;
-  ignorePaging: boolean;
+  /** The most records one list answer holds, whatever `count` asks. */
+  maxPageSize: number;
+  /** Lists that ignore `count` and `start`: all (true) or the named ones (`clients`, `countrylist`, …). */
+  ignorePaging: boolean | string[];
   /** Waits the simulated send time; rejects when the sandbox closes. */
   sendDelay(invoices: number): Promise<void>;
 }
@@ -56,8 +59,15 @@ const NUMERIC_FIELDS = new Set([
 
 const methodNotAllowed = (): HttpError => new HttpError(405, 'Method not allowed');
 
-function paging(ctx: RouteContext, query: URLSearchParams): { start: number; count: number } {
-  if (ctx.ignorePaging) return { start: 0, count: -1 };
+/** Where a list page starts and how many records it holds (count -1: all), as the service reads it. */
+function paging(
+  ctx: RouteContext,
+  list: string,
+  query: URLSearchParams,
+  defaultCount = ctx.defaultPageSize,
+): { start: number; count: number } {
+  if (ctx.ignorePaging === true || (Array.isArray(ctx.ignorePaging) && ctx.ignorePaging.includes(list)))
+    return { start: 0, count: -1 };
   const read = (name: string, fallback: number, min: number): number => {
     const v = query.get(name);
     if (v === null || v === '') return fallback;
@@ -65,11 +75,14 @@ function paging(ctx: RouteContext, query: URLSearchParams): { start: number; cou
       throw bad(`${name}: must be an integer${min === -1 ? ' (-1 for all)' : ' of 0 or more'}`);
     return Number(v);
   };
-  return { start: read('start', 0, 0), count: read('count', ctx.defaultPageSize, -1) };
+  const count = read('count', defaultCount, -1);
+  // A capped service answers at most maxPageSize records, also to `count=-1`.
+  const capped = Number.isFinite(ctx.maxPageSize) && (count < 0 || count > ctx.maxPageSize) ? ctx.maxPageSize : count;
+  return { start: read('start', 0, 0), count: capped };
 }
 
-function list(ctx: RouteContext, table: Table, query: URLSearchParams): Reply {
-  const { start, count } = paging(ctx, query);
+function list(ctx: RouteContext, name: string, table: Table, query: URLSearchParams): Reply {
+  const { start, count } = paging(ctx, name, query);
   return json(table.page(start, count));
 }
 
@@ -88,7 +101,12 @@ export async function route(ctx: RouteContext, req: ApiRequest): Promise<Reply> 
     const lang = (rest[0] ?? 'nl').toLowerCase();
     if (!(COUNTRY_LANGS as readonly string[]).includes(lang))
       throw new HttpError(404, `Unknown language "${rest[0]}" (nl, en, de, fr, es)`);
-    return json(countryListJson(lang as CountryLang));
+    // Without a count the country list comes whole (it is short); with one it pages like the others.
+    const { start, count } = paging(ctx, head, req.query, -1);
+    const all = countryListJson(lang as CountryLang);
+    if (start === 0 && count < 0) return json(all);
+    const entries = JSON.parse(all) as unknown[];
+    return json(JSON.stringify(entries.slice(start, count < 0 ? undefined : start + count)));
   }
 
   if (head === 'search') {
@@ -108,7 +126,7 @@ export async function route(ctx: RouteContext, req: ApiRequest): Promise<Reply> 
   const idText = rest[0];
 
   if (idText === undefined) {
-    if (m === 'GET') return list(ctx, table, req.query);
+    if (m === 'GET') return list(ctx, head, table, req.query);
     if (m === 'POST') {
       switch (entity) {
         case 'clients':
@@ -131,7 +149,7 @@ export async function route(ctx: RouteContext, req: ApiRequest): Promise<Reply> 
   if (m === 'GET') {
     // Quirk of the real service: an odd (non-numeric or zero) id answers 200 with the whole list.
     if (id === undefined && entity !== 'saved_invoices' && numericId(idText) === undefined)
-      return list(ctx, table, req.query);
+      return list(ctx, head, table, req.query);
     const body = id === undefined ? undefined : table.bytes(id);
     if (body === undefined) throw new HttpError(404, `${wrap} ${idText} not found`);
     return json(Buffer.concat([Buffer.from(`{"${wrap}":`), body, Buffer.from('}')]));
@@ -197,7 +215,7 @@ function search(ctx: RouteContext, areaName: string, field: string, query: strin
           : matches(rec[f], needle, undefined);
     if (ok) hits.push(id);
   }
-  const { start, count } = paging(ctx, qs);
+  const { start, count } = paging(ctx, 'search', qs);
   const page = count < 0 ? hits.slice(start) : hits.slice(start, start + count);
   return json(table.join(page));
 }

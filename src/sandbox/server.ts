@@ -5,7 +5,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
-import { text, type Reply } from './actions.js';
+import { json, text, type Reply } from './actions.js';
 import type { FaultKind, Faults, Quota } from './faults.js';
 import { route, type RouteContext } from './routes.js';
 import type { Account } from './store.js';
@@ -33,8 +33,12 @@ export interface Knobs {
   failureKinds: FaultKind[];
   hourlyQuota: number;
   sendMsPerInvoice: number;
+  /** Page size when a list call names no count. */
   defaultPageSize: number;
-  ignorePaging: boolean;
+  /** The most records one list answer holds, whatever `count` asks (Infinity: no cap). */
+  maxPageSize: number;
+  /** Lists that answer everything at once, ignoring `count` and `start`: all (true) or the named ones. */
+  ignorePaging: boolean | string[];
   hangMs: number;
 }
 
@@ -187,6 +191,10 @@ export class SandboxServer {
     }
     await this.wait(knobs.latencyMs);
     if (fault === '500') return this.send(res, text(500, 'Internal Server Error'));
+    if (fault === 'html500') return this.send(res, htmlPage(502, 'Bad Gateway', 'The upstream server did not answer.'));
+    if (fault === 'html200')
+      return this.send(res, htmlPage(200, 'Onderhoud', 'FactuurSturen.nl is even niet bereikbaar wegens onderhoud.'));
+    if (fault === 'empty' && method === 'GET') return this.send(res, json('[]'));
     let reply = await this.run(() => {
       if (!path.startsWith(`${PREFIX}/`) && path !== PREFIX) throw new HttpError(404, 'Not found');
       const segments = relative
@@ -196,6 +204,7 @@ export class SandboxServer {
       const ctx: RouteContext = {
         account: this.deps.account,
         defaultPageSize: knobs.defaultPageSize,
+        maxPageSize: knobs.maxPageSize,
         ignorePaging: knobs.ignorePaging,
         sendDelay: (n) => this.wait(n * knobs.sendMsPerInvoice),
       };
@@ -207,6 +216,8 @@ export class SandboxServer {
         ip: req.socket.remoteAddress ?? '',
       });
     });
+    if (fault === 'duplicate') reply = duplicateFirst(reply);
+    if (fault === 'truncated') return this.sendTruncated(res, call, reply);
     if (fault === 'malformed') {
       // The operation happened, but the answer is cut short.
       const full = typeof reply.body === 'string' ? Buffer.from(reply.body, 'utf8') : reply.body;
@@ -217,6 +228,20 @@ export class SandboxServer {
       reply = { status: 200, type: 'json', body };
     }
     this.send(res, reply);
+  }
+
+  /** Announces the whole answer's length, sends half of it and closes the connection. */
+  private async sendTruncated(res: ServerResponse, call: CallRecord, reply: Reply): Promise<void> {
+    const body = typeof reply.body === 'string' ? Buffer.from(reply.body, 'utf8') : reply.body;
+    res.writeHead(reply.status, {
+      'Content-Type': CONTENT_TYPES[reply.type],
+      'Content-Length': String(body.length),
+      'X-RateLimit-Remaining': this.deps.quota.header(),
+    });
+    res.write(body.subarray(0, Math.floor(body.length / 2)));
+    await this.wait(20).catch(() => undefined);
+    res.socket?.destroy();
+    if (call.endedAt === Number.POSITIVE_INFINITY) call.endedAt = hrNow();
   }
 
   private async run(fn: () => Reply | Promise<Reply>): Promise<Reply> {
@@ -241,13 +266,38 @@ export class SandboxServer {
     if (res.headersSent || res.destroyed) return;
     const body = typeof reply.body === 'string' ? Buffer.from(reply.body, 'utf8') : reply.body;
     res.writeHead(reply.status, {
-      'Content-Type': reply.type === 'json' ? 'application/json; charset=utf-8' : 'text/plain; charset=utf-8',
+      'Content-Type': CONTENT_TYPES[reply.type],
       'Content-Length': String(body.length),
       'X-RateLimit-Remaining': this.deps.quota.header(),
       ...extra,
     });
     res.end(body);
   }
+}
+
+const CONTENT_TYPES: Record<Reply['type'], string> = {
+  json: 'application/json; charset=utf-8',
+  text: 'text/plain; charset=utf-8',
+  html: 'text/html; charset=utf-8',
+};
+
+/** An error page as a proxy or the service's web front would answer it: HTML, not the API's text. */
+function htmlPage(status: number, title: string, message: string): Reply {
+  const style = 'body{font-family:sans-serif;margin:4em}'.repeat(20); // pages are long; messages must not be
+  return {
+    status,
+    type: 'html',
+    body: `<!DOCTYPE html>\n<html><head><meta charset="utf-8"><title>${status === 200 ? '' : `${status} `}${title}</title><style>${style}</style></head>\n<body><h1>${title}</h1><p>${message}</p></body></html>\n`,
+  };
+}
+
+/** A list answer with its first record again at the end, that copy with a changed field. */
+function duplicateFirst(reply: Reply): Reply {
+  if (reply.type !== 'json' || reply.status !== 200) return reply;
+  const items = JSON.parse(String(reply.body)) as unknown;
+  if (!Array.isArray(items) || items.length === 0) return reply;
+  const copy = { ...(items[0] as Record<string, unknown>), notes: 'the second copy of this record in one answer' };
+  return { ...reply, body: JSON.stringify([...items, copy]) };
 }
 
 /** End a call without an answer (the log shows status null). */

@@ -21,6 +21,11 @@ export interface SandboxStore {
   get(entity: SandboxEntity, id: number): Record<string, unknown> | undefined;
   insert(entity: SandboxEntity, fields?: Record<string, unknown>): number;
   update(entity: SandboxEntity, id: number, changes: Record<string, unknown>): void;
+  /**
+   * Sets fields exactly as given, as they will go on the wire, with no checks and nothing derived:
+   * for faults a real account may hold (a NUL in a name, `"2027-02-30"`, `"1e400"`, a `lines` map).
+   */
+  setWire(entity: SandboxEntity, id: number, fields: Record<string, unknown>): void;
   delete(entity: SandboxEntity, id: number): void;
   restore(entity: SandboxEntity, id: number): void;
   sentInvoices(): Record<string, unknown>[];
@@ -289,6 +294,12 @@ export function storeFacade(account: Account): SandboxStore {
       const rec = table(entity).get(id);
       if (!rec) throw new Error(`${entity} ${id} does not exist`);
       account.change(entity, rec, changes, false);
+      table(entity).touch(id);
+    },
+    setWire(entity, id, fields) {
+      const rec = table(entity).get(id);
+      if (!rec) throw new Error(`${entity} ${id} does not exist`);
+      Object.assign(rec, fields);
       table(entity).touch(id);
     },
     delete(entity, id) {

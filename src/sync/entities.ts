@@ -13,7 +13,10 @@ import {
   type MirrorColumn,
   type MirrorTable,
 } from '../../migrations/0002_mirror.js';
-import { rawTextOf } from '../api/index.js';
+import type { ReadRecord } from '../api/index.js';
+
+/** A record as the client read it: typed fields under their spec names plus `raw`, its text and issues. */
+export type ReadEntityRecord = ReadRecord<Record<string, unknown>>;
 
 export type { DocumentType, MirrorTable };
 
@@ -69,7 +72,7 @@ export interface RecordIdentity {
   key: number;
   /** md5 (base64) of `rawText`. */
   hash: string;
-  /** The record's JSON text exactly as received (re-serialized only when that text is unknown). */
+  /** The record's JSON text exactly as received (re-serialized only when that text is unknown; repaired where Postgres could not store it). */
   rawText: string;
 }
 
@@ -79,11 +82,15 @@ export interface RecordIdentity {
  * columns travel beside it (plus any text the parser changed, e.g. a lower-cased enum).
  */
 export interface StagedRow extends RecordIdentity {
-  /** Values of `typedColumns`, in order. */
+  /** Values of `typedColumns`, in order (a numeric column's value is taken from `raw` in SQL; see merge.ts). */
   typed: unknown[];
   /** Text columns whose parsed value differs from the raw field, by column name. */
   overrides: Record<string, string | null> | null;
-  /** Documents only: each line's values in LINE_COLUMNS order; position is the index + 1. */
+  /**
+   * Documents only, a line each (position is the index + 1): the line's key in the wire's `lines`
+   * (`line1`, or an index), then its values in LINE_COLUMNS order, where a numeric value is 1 when
+   * it is to be read from the wire line (exactly, as decimal text) and null when it is null.
+   */
   lines: unknown[][] | null;
 }
 
@@ -95,10 +102,13 @@ function fieldOf(column: MirrorColumn, record: Record<string, unknown>): unknown
     : undefined;
 }
 
-/** The key, text and hash of a parsed record (typed fields under their spec names, plus `raw`). */
-export function identify(definition: EntityDefinition, record: Record<string, unknown>): RecordIdentity {
-  const rawText = rawTextOf(record.raw as object) ?? JSON.stringify(record.raw);
-  return { key: record[definition.key] as number, hash: hash('md5', rawText, 'base64'), rawText };
+/** The key, text and hash of a record as read. */
+export function identify(definition: EntityDefinition, read: ReadEntityRecord): RecordIdentity {
+  return {
+    key: read.record[definition.key] as number,
+    hash: hash('md5', read.rawText, 'base64'),
+    rawText: read.rawText,
+  };
 }
 
 /**
@@ -107,9 +117,10 @@ export function identify(definition: EntityDefinition, record: Record<string, un
  */
 export function toStagedRow(
   definition: EntityDefinition,
-  record: Record<string, unknown>,
-  identity = identify(definition, record),
+  read: ReadEntityRecord,
+  identity = identify(definition, read),
 ): StagedRow {
+  const record = read.record;
   const raw = record.raw as Record<string, unknown>;
   const typed = definition.typedColumns.map((column) => fieldOf(column, record) ?? null);
   let overrides: Record<string, string | null> | null = null;
@@ -123,7 +134,20 @@ export function toStagedRow(
   let lines: unknown[][] | null = null;
   if (definition.documentType) {
     const parsedLines = (record.lines ?? []) as Record<string, unknown>[];
-    lines = parsedLines.map((line) => LINE_COLUMNS.map((column) => line[column.name] ?? null));
+    const wireLines = raw.lines;
+    // The wire's own keys (`line1`, …, or indexes), in the order the parsed lines came in.
+    const keys: (string | number)[] = Array.isArray(wireLines)
+      ? wireLines.map((_, i) => i)
+      : typeof wireLines === 'object' && wireLines !== null
+        ? Object.keys(wireLines)
+        : [];
+    lines = parsedLines.map((line, i) => [
+      keys[i] ?? i,
+      ...LINE_COLUMNS.map((column) => {
+        const value = line[column.name] ?? null;
+        return column.type === 'numeric' && value !== null ? 1 : value;
+      }),
+    ]);
   }
   return { ...identity, typed, overrides, lines };
 }

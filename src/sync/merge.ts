@@ -39,13 +39,18 @@ const FIRST_TYPED_FIELD = 6;
 /** The SQL expression that computes a column from a staged record (see StagedRow and pageText). */
 function columnExpression(definition: EntityDefinition, column: MirrorColumn): string {
   if (column.name === definition.key) return 'x.k';
+  const wire = column.subfield
+    ? `x.r -> ${literal(column.field!)} ->> ${literal(column.subfield)}`
+    : `x.r ->> ${literal(column.field ?? column.name)}`;
   if (column.type === 'text') {
-    const wire = column.subfield
-      ? `x.r -> ${literal(column.field!)} ->> ${literal(column.subfield)}`
-      : `x.r ->> ${literal(column.field ?? column.name)}`;
     return `case when x.o ? ${literal(column.name)} then x.o ->> ${literal(column.name)} else ${wire} end`;
   }
   const index = FIRST_TYPED_FIELD + definition.typedColumns.indexOf(column);
+  // Money and quantities are cast from the wire's own decimal text (exact: 59.90 stays 59.90;
+  // jsonb keeps a JSON number's digits too). The field only says whether there is one: the client
+  // checked it is a number in range, and a value it rejected is null here.
+  if (column.type === 'numeric')
+    return `case when x.fields[${index}] = '' then null else nullif(btrim(${wire}), '')::numeric end`;
   return `nullif(x.fields[${index}], '')::${column.type}`;
 }
 
@@ -152,6 +157,7 @@ from classified, no_flush_wait`;
 function typedText(value: unknown, column: MirrorColumn): string {
   if (value === null || value === undefined) return '';
   if (column.type === 'jsonb') return JSON.stringify(value);
+  if (column.type === 'numeric') return '='; // cast from the raw record's text (see columnExpression)
   // Numbers, booleans and checked dates never hold a separator; a string that did would shift fields.
   if (typeof value === 'string' && (value.includes(FIELD_SEPARATOR) || value.includes(RECORD_SEPARATOR))) {
     throw new Error(`${column.name}: a control character in a ${column.type} value`);
@@ -214,6 +220,21 @@ export function preparePage(definition: EntityDefinition, rows: readonly StagedR
   return { text: pageText(definition, [...unique.values()]), size: unique.size };
 }
 
+/** The page in two halves, to find the record Postgres refuses (see PageWriter). */
+export function splitPage(page: PreparedPage): [PreparedPage, PreparedPage] {
+  const records = page.text.split(RECORD_SEPARATOR);
+  const half = Math.ceil(records.length / 2);
+  const part = (texts: string[]): PreparedPage => ({ text: texts.join(RECORD_SEPARATOR), size: texts.length });
+  return [part(records.slice(0, half)), part(records.slice(half))];
+}
+
+/** The key and raw text of a page's first record. */
+export function firstRecordOf(page: PreparedPage): { key: string; rawText: string } {
+  const end = page.text.indexOf(RECORD_SEPARATOR);
+  const fields = (end < 0 ? page.text : page.text.slice(0, end)).split(FIELD_SEPARATOR);
+  return { key: fields[0] ?? '', rawText: fields[4] ?? '' };
+}
+
 /**
  * Writes one prepared page in one statement, which is atomic by itself: one round trip, so
  * Postgres never waits between statements for this process while it parses the next page.
@@ -266,13 +287,19 @@ function linesSql(definition: EntityDefinition, mode: WriteMode): string {
   const type = literal(definition.documentType!);
   const key = quoteName(definition.key);
   const names = LINE_COLUMNS.map((c) => quoteName(c.name));
-  const values = LINE_COLUMNS.map((c, i) => (c.type === 'text' ? `l.v ->> ${i}` : `(l.v ->> ${i})::${c.type}`));
+  // Each line is [wire key, values…] (see StagedRow.lines); numbers are cast from the wire line's
+  // own text, so they keep their scale (13.50 stays 13.50).
+  const values = LINE_COLUMNS.map((c, i) =>
+    c.type === 'numeric'
+      ? `case when l.v -> ${i + 1} = '1' then nullif(btrim(w.line ->> ${literal(c.name)}), '')::numeric end`
+      : `l.v ->> ${i + 1}`,
+  );
   // A merged page may rewrite stored documents: only the changed ones are relined, lines are
   // upserted and positions past the new last line deleted. Inserted documents are all new.
   const { relined, upsert, trim } =
     mode === 'merge'
       ? {
-          relined: `select i.${key} as key, i.lines from incoming i join classified c on c.key = i.${key} where c.lines_changed`,
+          relined: `select i.${key} as key, i.lines, i.raw -> 'lines' as wire from incoming i join classified c on c.key = i.${key} where c.lines_changed`,
           upsert: `
   on conflict (document_type, document_id, position) do update set
     ${names.map((n) => `${n} = excluded.${n}`).join(', ')}`,
@@ -282,7 +309,7 @@ lines_trimmed as (
   where d.document_type = ${type} and d.document_id = r.key and d.position > jsonb_array_length(r.lines)
 )`,
         }
-      : { relined: `select i.${key} as key, i.lines from incoming i`, upsert: '', trim: '' };
+      : { relined: `select i.${key} as key, i.lines, i.raw -> 'lines' as wire from incoming i`, upsert: '', trim: '' };
   return `,
 relined as (
   ${relined}
@@ -290,7 +317,10 @@ relined as (
 lines_written as (
   insert into document_lines (document_type, document_id, position, ${names.join(', ')})
   select ${type}, r.key, l.n::int, ${values.join(', ')}
-  from relined r cross join lateral jsonb_array_elements(r.lines) with ordinality as l(v, n)${upsert}
+  from relined r cross join lateral jsonb_array_elements(r.lines) with ordinality as l(v, n)
+  cross join lateral (
+    select case jsonb_typeof(r.wire) when 'object' then r.wire -> (l.v ->> 0) when 'array' then r.wire -> ((l.v ->> 0)::int) end as line
+  ) w${upsert}
 )${trim}`;
 }
 
@@ -317,20 +347,36 @@ async function markGone(
 }
 
 /**
- * After a complete pull: every live row that was not seen is marked deleted. Rows written after
- * the pull began (by a targeted refresh, say) are left alone: the pull could not have seen them.
+ * After a complete pull: the live rows it did not see, and how many rows are live. Rows written
+ * after the pull began (by a targeted refresh, say) are left out: the pull could not have seen them.
  */
-export function sweepDeleted(
+export async function findMissing(
   db: Kysely<Database>,
   definition: EntityDefinition,
   seenKeys: Iterable<number>,
   pullStartedAt: Date,
+): Promise<{ missing: number[]; live: number }> {
+  const key = sql.raw(quoteName(definition.key));
+  const table = sql.raw(definition.name);
+  // NOT EXISTS over unnest becomes a hash anti-join; `<> all(array)` would compare every pair.
+  const { rows } = await sql<{ missing: number[] | null; live: number }>`
+    select (select array_agg(t.${key} order by t.${key}) from ${table} t
+            where t.deleted_at is null and t.last_changed_at < ${pullStartedAt}
+              and not exists (select 1 from unnest(${intArray(seenKeys)}) as seen(key) where seen.key = t.${key})) as missing,
+           (select count(*)::int from ${table} where deleted_at is null) as live`.execute(db);
+  return { missing: (rows[0]?.missing ?? []).map(Number), live: Number(rows[0]?.live ?? 0) };
+}
+
+/** Marks the given live rows deleted, each with a `changes` row. */
+export function markKeysDeleted(
+  db: Kysely<Database>,
+  definition: EntityDefinition,
+  keys: readonly number[],
   runId: number | null,
 ): Promise<number> {
+  if (keys.length === 0) return Promise.resolve(0);
   const key = sql.raw(quoteName(definition.key));
-  // NOT EXISTS over unnest becomes a hash anti-join; `<> all(array)` would compare every pair.
-  const notSeen = sql<boolean>`t.last_changed_at < ${pullStartedAt} and not exists (select 1 from unnest(${intArray(seenKeys)}) as seen(key) where seen.key = t.${key})`;
-  return markGone(db, definition, notSeen, runId);
+  return markGone(db, definition, sql<boolean>`t.${key} = any(${intArray(keys)})`, runId);
 }
 
 /** A record the service says no longer exists (a targeted refresh got 404): mark it deleted. */

@@ -11,7 +11,8 @@ import { NotFoundError } from '../api/errors.js';
 import { jsonb, type Database } from '../db/index.js';
 import { errorMessage } from '../errors.js';
 import { logger as defaultLogger } from '../log.js';
-import { entityNamed, toStagedRow, type MirrorTable } from './entities.js';
+import { entityNamed, toStagedRow, type MirrorTable, type ReadEntityRecord } from './entities.js';
+import { replaceRecordIssues } from './rejected.js';
 import { markDeleted, mergePage } from './merge.js';
 
 export interface RefreshTarget {
@@ -60,12 +61,13 @@ export async function refreshRecords(
     const definition = entityNamed(target.entity);
     const count = (counts[target.entity] ??= { fetched: 0, inserted: 0, updated: 0, deleted: 0, unchanged: 0 });
     try {
-      const record = await deps.client.get(target.entity, target.id);
+      const read = await deps.client.read(target.entity, target.id);
       count.fetched++;
+      await replaceRecordIssues(deps.db, target.entity, String(target.id), runId, read.issues);
       const merged = await deps.db
         .transaction()
         .execute((trx) =>
-          mergePage(trx, definition, [toStagedRow(definition, record as unknown as Record<string, unknown>)], runId),
+          mergePage(trx, definition, [toStagedRow(definition, read as unknown as ReadEntityRecord)], runId),
         );
       count.inserted += merged.inserted;
       count.updated += merged.updated + merged.restored;

@@ -1,15 +1,18 @@
 /**
  * A sync run: pulls each entity through the client, merges page by page, sweeps deletes after a
- * complete pull, and records the run in `sync_runs`. One run at a time per mirror, across
- * processes (a session advisory lock held for the whole run).
+ * complete pull (with the delete safeguard), and records the run in `sync_runs`. One run at a time
+ * per mirror, across processes (a session advisory lock held for the whole run).
  *
- * Statuses: `succeeded` when every entity was pulled completely; `partial` when some were not
- * (an error, the rate limit, unreadable records, a stop request); `failed` when none was.
+ * Statuses: `succeeded` when every entity was pulled completely and stored exactly; `partial`
+ * when some were not (an error, the rate limit, held deletes, values not stored as sent, a stop
+ * request); `failed` when none was and nothing was written. One entity's failure does not stop
+ * the others; only a spent quota, refused credentials or an unreachable service end the run.
  */
 import { sql, type Kysely } from 'kysely';
 import type { Logger } from 'pino';
-import type { InvoicingClient } from '../api/index.js';
+import type { InvoicingClient, ValueIssue } from '../api/index.js';
 import { ApiError, AuthenticationError, NetworkError, RateLimitedError } from '../api/errors.js';
+import { MAX_INTEGER } from '../api/wire.js';
 import type { EntityCounts, SyncRunStatus } from '../../migrations/0001_core.js';
 import { jsonb, lockKey, type Database } from '../db/index.js';
 import { RunError, errorMessage } from '../errors.js';
@@ -20,21 +23,14 @@ import {
   toStagedRow,
   type EntityDefinition,
   type MirrorTable,
+  type ReadEntityRecord,
   type RecordIdentity,
   type StagedRow,
 } from './entities.js';
-import {
-  keysToMerge,
-  preparePage,
-  sweepDeleted,
-  touchSeen,
-  writePage,
-  type PreparedPage,
-  type WriteMode,
-} from './merge.js';
-
-/** A record as the client parsed it: typed fields under their spec names, plus `raw`. */
-type ParsedRecord = Record<string, unknown>;
+import { keysToMerge, preparePage, touchSeen, type PreparedPage } from './merge.js';
+import { PageWriter } from './page-writer.js';
+import { recordIssues, resolveIssues } from './rejected.js';
+import { DEFAULT_DELETE_POLICY, sweepWithSafeguard, type DeletePolicy } from './safeguard.js';
 
 export interface SyncDeps {
   db: Kysely<Database>;
@@ -47,6 +43,8 @@ export interface SyncDeps {
    * next page is fetched. Must be 1 on the embedded database, which has a single connection.
    */
   writeConcurrency?: number;
+  /** The delete safeguard's settings (default: DEFAULT_DELETE_POLICY with the options' allowDeletes). */
+  deletes?: DeletePolicy;
 }
 
 export interface SyncProgress {
@@ -67,10 +65,20 @@ export interface SyncOptions {
   onProgress?: (progress: SyncProgress) => void;
   /** Aborting stops the run after the page being written; the run ends `partial`. */
   signal?: AbortSignal;
+  /** Entities whose deletes are applied however many (when `deps.deletes` is not given). */
+  allowDeletes?: string[] | 'all';
 }
 
-export interface EntityOutcome extends EntityCounts {
+/** What a run records per entity in `sync_runs.counts`. */
+export interface RunEntityCounts extends EntityCounts {
   restored: number;
+  /** Records found missing upstream whose delete is held (the delete safeguard). */
+  held: number;
+  /** Values not stored as sent (rejected, repaired, or their record skipped); see `rejected_values`. */
+  rejected: number;
+}
+
+export interface EntityOutcome extends RunEntityCounts {
   complete: boolean;
   error?: string;
 }
@@ -87,24 +95,6 @@ export interface SyncOutcome {
 export class SyncBusyError extends RunError {
   constructor() {
     super('another sync or backfill is running on this mirror; try again when it has finished');
-  }
-}
-
-/** SQLSTATE of a deadlock: two page writes that shared a key (a record listed twice). */
-const DEADLOCK_DETECTED = '40P01';
-
-/**
- * Runs one page's single-statement write (atomic on its own). The statements commit without
- * waiting for the WAL flush: a crash of the database server could lose the last pages, and the
- * next pull writes them again (a lost sweep is redone too), so a flush per page buys nothing.
- * A deadlock with another page is retried once.
- */
-async function writeOnce<T>(work: () => Promise<T>, retried = false): Promise<T> {
-  try {
-    return await work();
-  } catch (error) {
-    if (!retried && (error as { code?: string }).code === DEADLOCK_DETECTED) return writeOnce(work, true);
-    throw error;
   }
 }
 
@@ -174,12 +164,9 @@ async function pullAll(
 
   const results = Object.values(outcomes) as EntityOutcome[];
   const completed = results.filter((o) => o.complete).length;
+  const changedAnything = results.some((o) => o.inserted + o.updated + o.deleted > 0);
   const status: SyncRunStatus =
-    completed === definitions.length
-      ? 'succeeded'
-      : completed === 0 && results.every((o) => o.fetched === 0)
-        ? 'failed'
-        : 'partial';
+    completed === definitions.length ? 'succeeded' : completed === 0 && !changedAnything ? 'failed' : 'partial';
   const errors = results.filter((o) => o.error).map((o) => o.error!);
   if (stopReason && !errors.includes(stopReason)) errors.push(stopReason);
   const error = errors.length > 0 ? errors.join('; ') : null;
@@ -200,9 +187,7 @@ async function pullAll(
   return { runId, status, entities: outcomes, requestsMade, error };
 }
 
-function countsOf(
-  outcomes: Partial<Record<MirrorTable, EntityOutcome>>,
-): Record<string, EntityCounts & { restored: number }> {
+function countsOf(outcomes: Partial<Record<MirrorTable, EntityOutcome>>): Record<string, RunEntityCounts> {
   return Object.fromEntries(
     Object.entries(outcomes).map(([name, o]) => [
       name,
@@ -213,14 +198,34 @@ function countsOf(
         restored: o!.restored,
         deleted: o!.deleted,
         unchanged: o!.unchanged,
+        held: o!.held,
+        rejected: o!.rejected,
       },
     ]),
   );
 }
 
+/** The error that ends the whole run: without a quota, valid credentials or a reachable service, every entity would fail the same way. */
+function endsRun(error: unknown): boolean {
+  return (
+    error instanceof RateLimitedError ||
+    error instanceof AuthenticationError ||
+    (error instanceof NetworkError && error.transport === 'connect')
+  );
+}
+
+/** The numeric id text of a record that could not be stored, when it could name a stored row. */
+function storableKey(id: string | null): number | null {
+  if (id === null || !/^\d+$/.test(id)) return null;
+  const key = Number(id);
+  return key <= MAX_INTEGER ? key : null;
+}
+
 /**
- * Pulls one entity. Writing a page overlaps with fetching the next one (up to writeConcurrency
- * pages are written at once). `stopRun` says the other entities would fail the same way.
+ * Pulls one entity: pages are read, compared with the mirror and written (up to
+ * writeConcurrency at once) while the next page is fetched; after a complete pull the records
+ * not seen are swept (with the delete safeguard). `stopRun` says the other entities would fail
+ * the same way.
  */
 async function pullEntity(
   db: Kysely<Database>,
@@ -230,6 +235,7 @@ async function pullEntity(
   runId: number,
   log: Logger,
 ): Promise<{ outcome: EntityOutcome; stopRun: boolean }> {
+  const entity = definition.name;
   let stopRun = false;
   const outcome: EntityOutcome = {
     fetched: 0,
@@ -238,124 +244,203 @@ async function pullEntity(
     restored: 0,
     deleted: 0,
     unchanged: 0,
+    held: 0,
+    rejected: 0,
     complete: false,
   };
   const seen = new Set<number>();
   let unidentified = 0;
-  let problems = 0;
   // The database's clock, the one `last_changed_at` is written with: rows changed after this
   // moment by someone else (a job's refresh) are not swept even though this pull missed them.
   const { rows: clock } = await sql<{ now: Date }>`select clock_timestamp() as now`.execute(db);
   const startedAt = clock[0]!.now;
   const began = Date.now();
-  const stream = deps.client.list(definition.name, { pageSize: options.pageSize, wait: false });
-  const writer = (deps.writeConcurrency ?? 1) > 1 ? deps.db : db;
-  const inFlight: Promise<void>[] = [];
-  let stoppedEarly = false;
 
   // Into an empty table every record is new: skip asking which ones changed, and write pages
-  // with plain inserts until one meets a stored key (then writePage merged it instead).
+  // with plain inserts until one meets a stored key (then the page is merged instead).
   const { rows: emptiness } = await sql<{
     empty: boolean;
-  }>`select not exists (select 1 from ${sql.table(definition.name)}) as empty`.execute(db);
+  }>`select not exists (select 1 from ${sql.table(entity)}) as empty`.execute(db);
   const tableWasEmpty = emptiness[0]!.empty;
-  let mode: WriteMode = tableWasEmpty ? 'insert' : 'merge';
+  const cap = await db.selectFrom('list_caps').select('max_count').where('list', '=', entity).executeTakeFirst();
+  let learnedCap: number | null = null;
+  const stream = deps.client.list(entity, {
+    pageSize: options.pageSize,
+    wait: false,
+    knownCap: cap?.max_count ?? null,
+    onCapLearned: (max) => {
+      learnedCap = max;
+    },
+  });
+  const pendingIssues: ValueIssue[] = [];
+  const writer = new PageWriter(
+    (deps.writeConcurrency ?? 1) > 1 ? deps.db : db,
+    definition,
+    runId,
+    tableWasEmpty ? 'insert' : 'merge',
+    deps.writeConcurrency ?? 1,
+    (refused) => {
+      pendingIssues.push({
+        entity,
+        id: refused.key,
+        field: '(record)',
+        message: refused.reason,
+        value: refused.rawText.length > 200 ? `${refused.rawText.slice(0, 199)}…` : refused.rawText,
+        action: 'skipped',
+      });
+    },
+  );
+  const flushIssues = async () => {
+    if (pendingIssues.length === 0) return;
+    const issues = pendingIssues.splice(0);
+    outcome.rejected += issues.length;
+    await recordIssues(db, runId, issues);
+  };
 
   // Maps the records that need writing (new, changed or returning ones) to rows and builds the
   // page text in one go, so that only the text is held while the page is written: the parsed
   // records become garbage at once, and the garbage collector reclaims them young instead of
   // copying them into the old generation.
-  const stage = (records: ParsedRecord[], identities: RecordIdentity[], needed: Set<number> | null): PreparedPage => {
+  const stage = (
+    records: ReadEntityRecord[],
+    identities: RecordIdentity[],
+    needed: Set<number> | null,
+  ): PreparedPage => {
     const rows: StagedRow[] = [];
     for (let i = 0; i < records.length; i++) {
       if (!needed || needed.has(identities[i]!.key)) rows.push(toStagedRow(definition, records[i]!, identities[i]));
     }
-    outcome.unchanged += records.length - rows.length;
+    writer.countUnchanged(records.length - rows.length);
     return preparePage(definition, rows);
   };
-  const write = async (page: PreparedPage) => {
-    const merged = await writeOnce(() => writePage(writer, definition, page, runId, mode));
-    // Once a page had to be merged, so are the rest (a page still in flight may finish as inserts).
-    if (merged.mode === 'merge') mode = 'merge';
-    outcome.inserted += merged.inserted;
-    outcome.updated += merged.updated + merged.restored;
-    outcome.restored += merged.restored;
-    outcome.unchanged += merged.unchanged;
-  };
-  // A page of records that may be stored already: only the ones whose hash differs are written.
-  const compareAndWrite = async (records: ParsedRecord[], identities: RecordIdentity[]) =>
-    write(stage(records, identities, await keysToMerge(writer, definition, identities)));
 
+  let stoppedEarly = false;
   try {
     for await (const page of stream) {
       outcome.fetched += page.received;
-      for (const problem of page.problems) {
-        problems++;
-        const id = problem.id !== null && /^\d+$/.test(problem.id) ? Number(problem.id) : null;
-        if (id === null) unidentified++;
-        else seen.add(id); // it exists upstream, even if we cannot read it: never sweep it
-        log.warn(
-          { entity: definition.name, id: problem.id, field: problem.field },
-          `unreadable record skipped: ${problem.message}`,
-        );
+      for (const skipped of page.skipped) {
+        pendingIssues.push(skipped);
+        const key = storableKey(skipped.id);
+        if (key !== null)
+          seen.add(key); // it exists upstream, even if we cannot read it: never sweep it
+        else if (skipped.id === null || !/^\d+$/.test(skipped.id)) unidentified++;
+        log.warn({ entity, id: skipped.id, field: skipped.field }, `record not stored: ${skipped.message}`);
       }
-      const records = page.records as unknown as ParsedRecord[];
-      const identities = records.map((record) => identify(definition, record));
+      const records = uniqueRecords(definition, page.records as unknown as ReadEntityRecord[], pendingIssues, log);
+      for (const read of records) if (read.issues.length > 0) pendingIssues.push(...read.issues);
+      const identities = records.map((read) => identify(definition, read));
       // Only the sweep reads the keys seen, and a table that was empty is not swept (see below).
       if (!tableWasEmpty) for (const identity of identities) seen.add(identity.key);
-      // The next page is fetched while this one is written; at most writeConcurrency in flight.
-      if (inFlight.length >= Math.max(1, deps.writeConcurrency ?? 1)) await inFlight.shift();
-      inFlight.push(tableWasEmpty ? write(stage(records, identities, null)) : compareAndWrite(records, identities));
-      options.onProgress?.({
-        entity: definition.name,
-        fetched: outcome.fetched,
-        elapsedMs: Date.now() - began,
-        done: false,
-      });
+      // A page of records that may be stored already: only the ones whose hash differs are written.
+      const needed = tableWasEmpty ? null : await keysToMerge(writer.db, definition, identities);
+      await writer.write(stage(records, identities, needed));
+      await flushIssues();
+      options.onProgress?.({ entity, fetched: outcome.fetched, elapsedMs: Date.now() - began, done: false });
       if (options.signal?.aborted) {
         stoppedEarly = true;
         break;
       }
     }
-    while (inFlight.length > 0) await inFlight.shift();
+    await writer.finish();
   } catch (error) {
-    await Promise.allSettled(inFlight);
-    outcome.error = `${definition.name}: ${errorMessage(error)}`;
-    // Without a quota, valid credentials or a reachable service the other entities would fail the same way.
-    if (error instanceof RateLimitedError || error instanceof AuthenticationError || error instanceof NetworkError)
-      stopRun = true;
-    else if (!(error instanceof ApiError)) log.error({ err: error, entity: definition.name }, 'pull failed');
-    log.warn({ entity: definition.name, error: outcome.error }, 'pull stopped early; nothing is marked deleted');
+    await writer.settle();
+    outcome.error = `${entity}: ${errorMessage(error)}`;
+    stopRun = endsRun(error);
+    if (!(error instanceof ApiError)) log.error({ err: error, entity }, 'pull failed');
+    log.warn({ entity, error: outcome.error }, 'pull stopped early; nothing is marked deleted');
   }
+  Object.assign(outcome, writer.counts);
+  await flushIssues();
+  if (learnedCap !== null) await rememberCap(db, entity, learnedCap, runId);
 
-  if (!outcome.error && !stoppedEarly && stream.complete && unidentified === 0) {
+  const listComplete = !outcome.error && !stoppedEarly && stream.complete;
+  if (listComplete && unidentified === 0) {
     // A table that was empty when the pull began holds only rows written during the pull (by it,
     // or by a job's refresh): the sweep is for older rows, and every `last_seen_at` is fresh. So
     // both scans are skipped; the next pull judges any row this one did not see.
     if (!tableWasEmpty) {
-      outcome.deleted = await writeOnce(() => sweepDeleted(db, definition, seen, startedAt, runId));
+      const swept = await sweepWithSafeguard(
+        db,
+        definition,
+        seen,
+        startedAt,
+        runId,
+        deps.deletes ?? policyOf(options),
+        log,
+      );
+      outcome.deleted = swept.deleted;
+      outcome.held = swept.held;
       await touchSeen(db, definition, seen, LAST_SEEN_RESOLUTION_HOURS);
     }
+    await resolveIssues(db, entity, runId);
     await db
       .insertInto('entity_pulls')
-      .values({ entity: definition.name, last_complete_at: new Date(), last_complete_run_id: runId })
+      .values({ entity, last_complete_at: new Date(), last_complete_run_id: runId })
       .onConflict((oc) =>
         oc.column('entity').doUpdateSet({ last_complete_at: new Date(), last_complete_run_id: runId }),
       )
       .execute();
-    outcome.complete = problems === 0;
+    outcome.complete = outcome.held === 0 && outcome.rejected === 0;
   }
   if (!outcome.error) {
-    if (stoppedEarly) outcome.error = `${definition.name}: stopped before the end of the list`;
+    const problems: string[] = [];
+    if (stoppedEarly) problems.push('stopped before the end of the list');
     else if (!stream.complete)
-      outcome.error = `${definition.name}: the list did not end cleanly (${stream.warnings.join('; ') || 'incomplete'})`;
-    else if (problems > 0) outcome.error = `${definition.name}: ${problems} unreadable record(s) skipped`;
+      problems.push(`the list did not end cleanly (${stream.warnings.join('; ') || 'incomplete'})`);
+    else if (unidentified > 0)
+      problems.push(`${unidentified} record(s) without a readable id; nothing is marked deleted`);
+    if (outcome.held > 0)
+      problems.push(
+        `${outcome.held} deletes held (run invoice-mirror sync --allow-deletes ${entity} if they are real)`,
+      );
+    if (outcome.rejected > 0)
+      problems.push(`${outcome.rejected} value(s) not stored as sent (see invoice-mirror status)`);
+    if (problems.length > 0) outcome.error = `${entity}: ${problems.join('; ')}`;
   }
-  options.onProgress?.({
-    entity: definition.name,
-    fetched: outcome.fetched,
-    elapsedMs: Date.now() - began,
-    done: true,
-  });
+  options.onProgress?.({ entity, fetched: outcome.fetched, elapsedMs: Date.now() - began, done: true });
   return { outcome, stopRun };
+}
+
+/** The delete policy of a run given only the CLI's `allowDeletes` (tests and callers without a config). */
+function policyOf(options: SyncOptions): DeletePolicy {
+  return { ...DEFAULT_DELETE_POLICY, allow: options.allowDeletes ?? [] };
+}
+
+/**
+ * One record per key: a record listed twice in one answer is stored once (the later copy, as the
+ * service would have it last); when the copies differ, that is reported, since either may be the true one.
+ */
+function uniqueRecords(
+  definition: EntityDefinition,
+  records: ReadEntityRecord[],
+  issues: ValueIssue[],
+  log: Logger,
+): ReadEntityRecord[] {
+  const byKey = new Map<number, ReadEntityRecord>();
+  for (const read of records) {
+    const key = read.record[definition.key] as number;
+    const earlier = byKey.get(key);
+    if (earlier && earlier.rawText !== read.rawText) {
+      const message = 'listed twice in one answer with different content; the later copy is stored';
+      issues.push({
+        entity: definition.name as ValueIssue['entity'],
+        id: String(key),
+        field: '(duplicate)',
+        message,
+        value: earlier.rawText.length > 200 ? `${earlier.rawText.slice(0, 199)}…` : earlier.rawText,
+        action: 'skipped',
+      });
+      log.warn({ entity: definition.name, id: key }, message);
+    }
+    byKey.set(key, read);
+  }
+  return byKey.size === records.length ? records : [...byKey.values()];
+}
+
+async function rememberCap(db: Kysely<Database>, list: string, maxCount: number, runId: number): Promise<void> {
+  await db
+    .insertInto('list_caps')
+    .values({ list, max_count: maxCount, run_id: runId })
+    .onConflict((oc) => oc.column('list').doUpdateSet({ max_count: maxCount, run_id: runId, learned_at: new Date() }))
+    .execute();
 }

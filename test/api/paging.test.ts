@@ -1,4 +1,4 @@
-/** Lists as async iterators of pages: the end of the list, and servers that do not page as asked. */
+/** Lists as async iterators of pages: the end of the list (an empty page), and servers that do not page as asked. */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
@@ -32,18 +32,52 @@ describe('paging', () => {
     ]);
     expect(stream.complete).toBe(true);
     expect(queries(sb)).toEqual(['count=250&start=0', 'count=250&start=250', 'count=250&start=500']);
-    const ids = pages.flatMap((p) => p.records.map((r) => r.clientnr));
+    const ids = pages.flatMap((p) => p.records.map((r) => r.record.clientnr));
     expect(new Set(ids).size).toBe(500);
   });
 
-  it('ends on a short page; the page size is configurable per client and per list', async () => {
+  it('a short page is not the end: only an empty page is; the page size is configurable per client and per list', async () => {
     const sb = await sandbox({ perEntity: { quotations: 23 } });
     const api = clientFor(sb, { pageSize: 10 });
     const stream = api.list('quotations');
     expect((await collect(stream)).map((p) => p.received)).toEqual([10, 10, 3]);
     expect(stream.complete).toBe(true);
+    expect(queries(sb)).toEqual(['count=10&start=0', 'count=10&start=10', 'count=10&start=20', 'count=10&start=23']);
     sb.clearCalls();
     expect((await collect(api.list('quotations', { pageSize: 20 }))).map((p) => p.received)).toEqual([20, 3]);
+    expect(sb.calls).toHaveLength(3);
+  });
+
+  it('a service that caps count is noticed: every record is read, and the cap is reported once and asked for', async () => {
+    const sb = await sandbox({ perEntity: { clients: 450 }, maxPageSize: 100 });
+    const learned: number[] = [];
+    const stream = clientFor(sb).list('clients', { onCapLearned: (cap) => learned.push(cap) });
+    const pages = await collect(stream);
+    expect(pages.map((p) => p.received)).toEqual([100, 100, 100, 100, 50]);
+    expect(stream.complete).toBe(true);
+    expect(learned).toEqual([100]);
+    expect(queries(sb)).toEqual([
+      'count=250&start=0',
+      'count=250&start=100', // the second page proves the first was capped
+      'count=100&start=200',
+      'count=100&start=300',
+      'count=100&start=400',
+      'count=100&start=450',
+    ]);
+    sb.clearCalls();
+    // With the cap known, a later pull asks for it from the start.
+    const again = clientFor(sb).list('clients', { knownCap: 100 });
+    expect((await collect(again)).reduce((n, p) => n + p.records.length, 0)).toBe(450);
+    expect(queries(sb).every((q) => q.startsWith('count=100&'))).toBe(true);
+    expect(sb.calls).toHaveLength(6);
+  });
+
+  it('the country list pages like the others, so a capped service cannot cut it short', async () => {
+    const sb = await sandbox({ maxPageSize: 50 });
+    const countries = await clientFor(sb).countries();
+    expect(countries.length).toBeGreaterThan(200);
+    expect(new Set(countries.map((c) => c.id)).size).toBe(countries.length);
+    expect(sb.calls.length).toBe(Math.ceil(countries.length / 50) + 1);
   });
 
   it('always sends count, so a default page size smaller than the list does not truncate it', async () => {
@@ -55,22 +89,54 @@ describe('paging', () => {
     expect(queries(sb).every((q) => q.startsWith('count=250&'))).toBe(true);
   });
 
-  it('stops with a warning, not complete, when the server ignores count/start', async () => {
-    const sb = await sandbox({ perEntity: { clients: 600 }, ignorePaging: true });
+  it('a server that ignores count and start answers the whole list at once: recognised by the repeat, complete', async () => {
+    const sb = await sandbox({ perEntity: { clients: 600 }, ignorePaging: ['clients'] });
     const stream = clientFor(sb).list('clients');
     const pages = await collect(stream);
     expect(pages).toHaveLength(1); // the repeat is not handed out again
     expect(pages[0]!.received).toBe(600);
-    expect(stream.complete).toBe(false);
-    expect(stream.warnings.join('\n')).toMatch(/ignored paging/);
+    expect(stream.complete).toBe(true);
+    expect(stream.warnings.join('\n')).toMatch(
+      /ignores count and start; its first answer held the whole list \(600 records\)/,
+    );
     expect(sb.calls).toHaveLength(2);
   });
 
-  it('a server that ignores paging but whose whole list fits in one page is complete', async () => {
+  it('a server that ignores paging with a list shorter than a page is complete too (a count=1 probe tells)', async () => {
     const sb = await sandbox({ perEntity: { products: 40 }, ignorePaging: true });
     const stream = clientFor(sb).list('products');
     expect((await collect(stream)).map((p) => p.received)).toEqual([40]);
     expect(stream.complete).toBe(true);
+    expect(queries(sb)).toEqual(['count=250&start=0', 'count=250&start=40', 'count=1&start=0']);
+  });
+
+  it('a server that honours count but ignores start cannot be paged: incomplete, with a warning', async () => {
+    const sb = await sandbox({ perEntity: { products: 40 } });
+    const pages: Page<unknown>[] = [];
+    // A proxy that reads every request as start=0, as such a server would.
+    const server = createServer(async (req, res) => {
+      const url = new URL(req.url!, 'http://x');
+      const count = url.searchParams.get('count') ?? '10';
+      const answer = await fetch(`${sb.url}/products?count=${count}&start=0`, {
+        headers: { authorization: `Basic ${Buffer.from('sandbox:sandbox').toString('base64')}` },
+      });
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(await answer.text());
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    try {
+      const port = (server.address() as AddressInfo).port;
+      const proxied = clientFor({ url: `http://127.0.0.1:${port}/api/v1`, user: 'u', apiKey: 'k-test' } as Sandbox, {
+        pageSize: 10,
+      });
+      const capped = proxied.list('products');
+      for await (const page of capped) pages.push(page);
+      expect(pages).toHaveLength(1);
+      expect(capped.complete).toBe(false);
+      expect(capped.warnings.join('\n')).toMatch(/ignores start but honours count/);
+    } finally {
+      await new Promise((r) => server.close(r));
+    }
   });
 
   it('skips a record repeated because the list shifted between pages, and goes on', async () => {
@@ -79,7 +145,7 @@ describe('paging', () => {
     const stream = clientFor(sb, { pageSize: 10 }).list('products');
     const ids: number[] = [];
     for await (const page of stream) {
-      ids.push(...page.records.map((r) => r.id));
+      ids.push(...page.records.map((r) => r.record.id));
       if (page.start === 0) sb.store.restore('products', 2); // shifts every later record by one
     }
     expect(ids).toEqual(Array.from({ length: 30 }, (_, i) => i + 1).filter((id) => id !== 2));
@@ -103,14 +169,14 @@ describe('paging', () => {
     const sb = await sandbox({ perEntity: { clients: 3 } });
     sb.store.update('clients', 2, { custom_1: 'extra', timestamp: '1700000000' });
     const [page] = await collect(clientFor(sb).list('clients'));
-    const two = page!.records.find((r) => r.clientnr === 2)!;
+    const two = page!.records.find((r) => r.record.clientnr === 2)!.record;
     expect(two.raw.custom_1).toBe('extra');
     expect('custom_1' in two).toBe(false);
   });
 });
 
 describe('a page with a record that cannot be understood', () => {
-  it('reports it with id and field and hands out the rest of the page', async () => {
+  it('stores it with the bad field as null, reports it with id and field, and skips only a record without an id', async () => {
     // The sandbox only stores valid records, so this one page comes from a tiny server of its own.
     const good = (id: number) => ({
       id: String(id),
@@ -136,11 +202,23 @@ describe('a page with a record that cannot be understood', () => {
       });
       const stream = api.list('products');
       const pages = await collect(stream);
-      expect(pages[0]!.records.map((r) => r.id)).toEqual([1, 4]);
+      expect(pages[0]!.records.map((r) => r.record.id)).toEqual([1, 2, 4]);
       expect(pages[0]!.received).toBe(4);
-      expect(pages[0]!.problems).toEqual([
-        { entity: 'products', id: '2', field: 'price', message: expect.any(String) },
-        { entity: 'products', id: '', field: 'id', message: expect.any(String) },
+      const two = pages[0]!.records[1]!;
+      expect(two.record.price).toBeNull();
+      expect(two.record.raw.price).toBe('abc');
+      expect(two.issues).toEqual([
+        {
+          entity: 'products',
+          id: '2',
+          field: 'price',
+          message: expect.any(String),
+          value: '"abc"',
+          action: 'rejected',
+        },
+      ]);
+      expect(pages[0]!.skipped).toEqual([
+        { entity: 'products', id: '', field: 'id', message: expect.any(String), value: '""', action: 'skipped' },
       ]);
       expect(stream.complete).toBe(true);
     } finally {

@@ -106,7 +106,7 @@ describe('backfill and sync commands', () => {
   it('sync exits 0 and prints the counts', async () => {
     const result = await runCli(['sync'], { env: { ...database.current.env, ...apiEnv() } });
     expect(result.code).toBe(0);
-    expect(result.stdout).toMatch(/clients\s+120\s+0\s+0\s+0\s+120\s+yes/);
+    expect(result.stdout).toMatch(/clients\s+120\s+0\s+0\s+0\s+0\s+0\s+120\s+yes/);
   });
 
   it('exits 1 when a pull fails, on Postgres and on the embedded database', async () => {

@@ -1,0 +1,121 @@
+/**
+ * Writes an entity's pages as they arrive: up to `concurrency` pages at once (each its own
+ * statement and transaction), in `insert` mode until a page meets a stored key, then `merge`.
+ *
+ * No write's failure escapes unobserved: each in-flight write is watched from the moment it
+ * starts, and the first failure is thrown by the next `write` or by `finish`. A page Postgres
+ * refuses because of one record's data (a value it cannot parse or store) is split in halves until
+ * the record is alone; that record is reported (`onRecordRefused`) and the others are stored.
+ */
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/index.js';
+import type { EntityDefinition } from './entities.js';
+import { firstRecordOf, splitPage, writePage, type PreparedPage, type WriteMode } from './merge.js';
+
+/** SQLSTATE of a deadlock: two page writes that shared a key (a record listed twice). */
+const DEADLOCK_DETECTED = '40P01';
+
+/** SQLSTATE classes of a statement refused for its data: 22 (data exception), 23 (integrity), 21 (cardinality), 54 (limits). */
+const REFUSED_FOR_DATA = /^(22|23|21|54)/;
+
+export interface WriteCounts {
+  inserted: number;
+  updated: number;
+  restored: number;
+  unchanged: number;
+}
+
+export interface RefusedRecord {
+  key: string;
+  rawText: string;
+  reason: string;
+}
+
+export class PageWriter {
+  readonly counts: WriteCounts = { inserted: 0, updated: 0, restored: 0, unchanged: 0 };
+  /** Pages written (in part or whole), so a failed pull can tell whether it changed anything. */
+  pagesWritten = 0;
+  private readonly inFlight = new Set<Promise<void>>();
+  private failure: { error: unknown } | null = null;
+
+  constructor(
+    /** Where pages are written (the pool when several are written at once). */
+    readonly db: Kysely<Database>,
+    private readonly definition: EntityDefinition,
+    private readonly runId: number,
+    private mode: WriteMode,
+    private readonly concurrency: number,
+    private readonly onRecordRefused: (record: RefusedRecord) => void,
+  ) {}
+
+  /** Starts writing a page once a slot is free; throws the failure of an earlier write. */
+  async write(page: PreparedPage): Promise<void> {
+    this.throwIfFailed();
+    while (this.inFlight.size >= Math.max(1, this.concurrency)) await Promise.race(this.inFlight);
+    this.throwIfFailed();
+    const running: Promise<void> = this.isolating(page)
+      .catch((error: unknown) => {
+        this.failure ??= { error };
+      })
+      .finally(() => this.inFlight.delete(running));
+    this.inFlight.add(running);
+  }
+
+  /** Waits for every write; throws the first failure. */
+  async finish(): Promise<void> {
+    await this.settle();
+    this.throwIfFailed();
+  }
+
+  /** Waits for every write, whatever its outcome (after a failure elsewhere). */
+  async settle(): Promise<void> {
+    while (this.inFlight.size > 0) await Promise.all(this.inFlight);
+  }
+
+  private throwIfFailed(): void {
+    if (this.failure) throw this.failure.error;
+  }
+
+  /** Writes a page; a page refused for its data is written in halves, down to the refused record. */
+  private async isolating(page: PreparedPage): Promise<void> {
+    try {
+      await this.retryingOnDeadlock(page);
+    } catch (error) {
+      const code = (error as { code?: string }).code ?? '';
+      if (!REFUSED_FOR_DATA.test(code)) throw error;
+      if (page.size <= 1) {
+        const { key, rawText } = firstRecordOf(page);
+        this.onRecordRefused({ key, rawText, reason: `Postgres refused the record: ${(error as Error).message}` });
+        return;
+      }
+      for (const half of splitPage(page)) await this.isolating(half);
+    }
+  }
+
+  /**
+   * One page's statement (atomic on its own). It commits without waiting for the WAL flush: a
+   * crash of the database server could lose the last pages, and the next pull writes them again
+   * (a lost sweep is redone too). A deadlock with another page (a record listed twice) is retried once.
+   */
+  private async retryingOnDeadlock(page: PreparedPage, retried = false): Promise<void> {
+    try {
+      const written = await writePage(this.db, this.definition, page, this.runId, this.mode);
+      // Once a page had to be merged, so are the rest (a page still in flight may finish as inserts).
+      if (written.mode === 'merge') this.mode = 'merge';
+      this.counts.inserted += written.inserted;
+      this.counts.updated += written.updated + written.restored;
+      this.counts.restored += written.restored;
+      this.counts.unchanged += written.unchanged;
+      this.pagesWritten++;
+    } catch (error) {
+      if (!retried && (error as { code?: string }).code === DEADLOCK_DETECTED)
+        return this.retryingOnDeadlock(page, true);
+      throw error;
+    }
+  }
+
+  /** Records known unchanged without writing them (their stored hash matched). */
+  countUnchanged(n: number): void {
+    this.counts.unchanged += n;
+  }
+}

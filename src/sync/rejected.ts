@@ -1,0 +1,79 @@
+/**
+ * `rejected_values`: every value the mirror stores other than as the service sent it, one row per
+ * entity, id and field, until the record is stored whole again. A pull records what it met on
+ * each page (also for records it did not need to rewrite: they are as bad as before), and after a
+ * complete pull drops the rows it no longer met. `status` lists them; `sync_runs.counts` counts
+ * them per run.
+ */
+import { sql, type Kysely } from 'kysely';
+import type { ValueIssue } from '../api/index.js';
+import type { Database } from '../db/index.js';
+
+/** Upserts the issues met by a run (their `last_run_id` becomes this run). */
+export async function recordIssues(
+  db: Kysely<Database>,
+  runId: number | null,
+  issues: readonly ValueIssue[],
+): Promise<void> {
+  if (issues.length === 0) return;
+  // One row per entity, id and field: the last issue of a field wins (a record listed twice).
+  const rows = new Map<string, ValueIssue>();
+  for (const issue of issues) rows.set(`${issue.entity}\u0000${issue.id ?? ''}\u0000${issue.field}`, issue);
+  await db
+    .insertInto('rejected_values')
+    .values(
+      [...rows.values()].map((issue) => ({
+        entity: issue.entity,
+        entity_id: issue.id ?? '(no id)',
+        field: issue.field,
+        action: issue.action,
+        value: issue.value,
+        reason: issue.message,
+        first_run_id: runId,
+        last_run_id: runId,
+      })),
+    )
+    .onConflict((oc) =>
+      oc.columns(['entity', 'entity_id', 'field']).doUpdateSet((eb) => ({
+        action: eb.ref('excluded.action'),
+        value: eb.ref('excluded.value'),
+        reason: eb.ref('excluded.reason'),
+        last_run_id: eb.ref('excluded.last_run_id'),
+        last_seen_at: sql`now()`,
+      })),
+    )
+    .execute();
+}
+
+/** After a complete pull of an entity: drops what this run no longer met (fixed upstream, or gone). */
+export async function resolveIssues(db: Kysely<Database>, entity: string, runId: number): Promise<void> {
+  await db
+    .deleteFrom('rejected_values')
+    .where('entity', '=', entity)
+    .where((eb) => eb.or([eb('last_run_id', 'is', null), eb('last_run_id', '<>', runId)]))
+    .execute();
+}
+
+/** After one record was read again (a job's refresh): its rows become exactly its issues now. */
+export async function replaceRecordIssues(
+  db: Kysely<Database>,
+  entity: string,
+  id: string,
+  runId: number | null,
+  issues: readonly ValueIssue[],
+): Promise<void> {
+  await db.deleteFrom('rejected_values').where('entity', '=', entity).where('entity_id', '=', id).execute();
+  await recordIssues(db, runId, issues);
+}
+
+/** Open issues per entity and action, for `status` and health. */
+export async function countIssues(db: Kysely<Database>): Promise<{ entity: string; action: string; values: number }[]> {
+  const rows = await db
+    .selectFrom('rejected_values')
+    .select(['entity', 'action', sql<number>`count(*)::int`.as('values')])
+    .groupBy(['entity', 'action'])
+    .orderBy('entity')
+    .orderBy('action')
+    .execute();
+  return rows.map((r) => ({ entity: r.entity, action: r.action, values: Number(r.values) }));
+}

@@ -1,0 +1,103 @@
+/**
+ * The delete safeguard, like rsync's and rclone's `--max-delete`: a complete pull marks the
+ * records it did not see deleted, unless that would be too many at once: more than
+ * `maxPercent` % of the entity's live rows and more than `maxRows` rows, or every row. A service
+ * that answers one empty list, or a cut-short list, looks exactly like that, and reports would be
+ * wrong until the next pull restored everything. Such deletes are held (`held_deletes`) and the
+ * pull ends incomplete; they are applied when the next complete pull finds the same records still
+ * missing, or at once when the entity is allowed (`sync --allow-deletes ENTITY`, ALLOW_DELETES).
+ */
+import { sql, type Kysely } from 'kysely';
+import type { Logger } from 'pino';
+import type { DeletePolicy } from '../config.js';
+import type { Database } from '../db/index.js';
+import type { EntityDefinition } from './entities.js';
+import { findMissing, markKeysDeleted } from './merge.js';
+
+export type { DeletePolicy };
+
+/** The safeguard's defaults (DELETE_GUARD_PERCENT, DELETE_GUARD_ROWS). */
+export const DEFAULT_DELETE_POLICY: DeletePolicy = { maxPercent: 10, maxRows: 5, allow: [] };
+
+export interface SweepOutcome {
+  /** Rows marked deleted. */
+  deleted: number;
+  /** Rows found missing whose delete is held for confirmation. */
+  held: number;
+  /** Live rows before the sweep. */
+  live: number;
+}
+
+/** Whether deleting `missing` of `live` rows at once is too many (see the module comment). */
+export function tooManyDeletes(missing: number, live: number, policy: DeletePolicy): boolean {
+  if (missing === 0) return false;
+  if (missing >= live) return true;
+  return missing > live * (policy.maxPercent / 100) && missing > policy.maxRows;
+}
+
+export function allowsDeletes(policy: DeletePolicy, entity: string): boolean {
+  return policy.allow === 'all' || policy.allow.includes(entity);
+}
+
+/** After a complete pull: marks the unseen rows deleted, or holds them (see the module comment). */
+export async function sweepWithSafeguard(
+  db: Kysely<Database>,
+  definition: EntityDefinition,
+  seenKeys: Iterable<number>,
+  pullStartedAt: Date,
+  runId: number,
+  policy: DeletePolicy,
+  log: Logger,
+): Promise<SweepOutcome> {
+  const entity = definition.name;
+  const { missing, live } = await findMissing(db, definition, seenKeys, pullStartedAt);
+  const heldBefore = new Set(
+    (await db.selectFrom('held_deletes').select('entity_id').where('entity', '=', entity).execute()).map((r) =>
+      Number(r.entity_id),
+    ),
+  );
+  let toDelete = missing;
+  let toHold: number[] = [];
+  if (!allowsDeletes(policy, entity) && tooManyDeletes(missing.length, live, policy)) {
+    // Missing in two complete pulls in a row: confirmed. The rest waits for the next pull.
+    toDelete = missing.filter((key) => heldBefore.has(key));
+    toHold = missing.filter((key) => !heldBefore.has(key));
+  }
+  const deleted = await markKeysDeleted(db, definition, toDelete, runId);
+  await db.transaction().execute(async (trx) => {
+    await trx.deleteFrom('held_deletes').where('entity', '=', entity).execute();
+    if (toHold.length > 0) {
+      await trx
+        .insertInto('held_deletes')
+        .columns(['entity', 'entity_id', 'run_id'])
+        .expression(
+          sql`select ${entity}, key::text, ${runId}::bigint from unnest(${sql`${toHold}::int[]`}) as held(key)`,
+        )
+        .execute();
+    }
+  });
+  if (toHold.length > 0) {
+    log.warn(
+      { entity, held: toHold.length, live, runId },
+      `${entity}: ${toHold.length} of ${live} records are missing from the service's list; not marked deleted (too many at once). ` +
+        `If they were deleted, the next complete pull confirms it, or run: invoice-mirror sync --allow-deletes ${entity}`,
+    );
+  } else if (heldBefore.size > 0 && deleted < heldBefore.size) {
+    log.info(
+      { entity, released: heldBefore.size - deleted },
+      `${entity}: records held for deletion are back in the list; nothing deleted`,
+    );
+  }
+  return { deleted, held: toHold.length, live };
+}
+
+/** Held deletes per entity, for `status` and health. */
+export async function heldDeletes(db: Kysely<Database>): Promise<{ entity: string; held: number; since: Date }[]> {
+  const rows = await db
+    .selectFrom('held_deletes')
+    .select(['entity', sql<number>`count(*)::int`.as('held'), sql<Date>`min(held_at)`.as('since')])
+    .groupBy('entity')
+    .orderBy('entity')
+    .execute();
+  return rows.map((r) => ({ entity: r.entity, held: Number(r.held), since: new Date(r.since) }));
+}
