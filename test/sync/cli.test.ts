@@ -151,3 +151,58 @@ describe('backfill and sync commands', () => {
     expect(row!.lines).toBeGreaterThan(0);
   }, 150_000);
 });
+
+describe('the exit code and the run tell the truth', () => {
+  it('held deletes: sync exits 1 and says how to release them; --allow-deletes applies them and exits 0', async () => {
+    const cliEnv = { ...database.current.env, ...apiEnv() };
+    expect((await runCli(['sync'], { env: cliEnv })).code).toBe(0);
+    const gone = env.sandbox.store
+      .list('repeating_invoices')
+      .slice(0, 40)
+      .map((r) => Number(r.id));
+    for (const id of gone) env.sandbox.store.delete('repeating_invoices', id);
+    const held = await runCli(['sync'], { env: cliEnv });
+    expect(held.code).toBe(1);
+    expect(held.stdout).toMatch(/run \d+: partial/);
+    expect(held.stdout).toMatch(/40 deletes held \(run invoice-mirror sync --allow-deletes repeating_invoices/);
+    const status = await runCli(['status'], { env: cliEnv });
+    expect(status.stdout).toMatch(/Held deletes/);
+    expect(status.stdout).toMatch(/repeating_invoices\s+40\s.*invoice-mirror sync --allow-deletes repeating_invoices/);
+
+    const released = await runCli(['sync', '--allow-deletes', 'repeating_invoices'], { env: cliEnv });
+    expect(released.code).toBe(0);
+    expect(released.stdout).toMatch(/repeating_invoices\s+\d+\s+0\s+0\s+40\s+0\s+0\s/);
+    const bad = await runCli(['sync', '--allow-deletes', 'invoicez'], { env: cliEnv });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr.trim()).toMatch(/^invoice-mirror: --allow-deletes: unknown entity 'invoicez'/);
+  });
+
+  it('a page write that fails ends the run as failed with a one-line error, not a crash', async () => {
+    const { db } = database.current.handle;
+    await sql`create function refuse_products() returns trigger language plpgsql as $$
+      begin raise exception 'products are read-only today'; end $$`.execute(db);
+    await sql`truncate products cascade`.execute(db);
+    await sql`create trigger refuse_products before insert or update on products for each row execute function refuse_products()`.execute(
+      db,
+    );
+    try {
+      const result = await runCli(['backfill', '--only', 'products'], {
+        env: { ...database.current.env, ...apiEnv(), LOG_LEVEL: 'silent' },
+      });
+      expect(result.code).toBe(1);
+      expect(result.stdout).toMatch(/run \d+: failed, \d+ requests? \(products: .*products are read-only today\)/);
+      expect(result.stderr).toBe('');
+      const [run] = await db
+        .selectFrom('sync_runs')
+        .select(['status', 'error'])
+        .orderBy('id', 'desc')
+        .limit(1)
+        .execute();
+      expect(run!.status).toBe('failed');
+      expect(run!.error).toMatch(/^products: .*products are read-only today$/);
+    } finally {
+      await sql`drop trigger refuse_products on products`.execute(db);
+      await sql`drop function refuse_products()`.execute(db);
+    }
+  });
+});

@@ -1,0 +1,39 @@
+/** Table output laid out by display width: wide and combining characters, emoji sequences. */
+import stringWidth from 'string-width';
+import { describe, expect, it } from 'vitest';
+import { formatRows, truncate } from '../../src/format.js';
+
+describe('table output', () => {
+  it('aligns columns by what a terminal shows, not by UTF-16 code units', () => {
+    const out = formatRows(
+      [
+        { name: 'Koffie ☕', city: '東京', n: 1 },
+        { name: 'Café', city: 'Zoë', n: 22 },
+        { name: 'Familie 👨‍👩‍👧', city: 'e\u0301e', n: 333 },
+      ],
+      'table',
+    );
+    const lines = out.trimEnd().split('\n').slice(0, -1); // without the "(3 rows)" line
+    const widths = lines.map((line) => stringWidth(line.trimEnd()));
+    // Every data line ends its last (numeric, right-aligned) column at the same display column.
+    expect(new Set(widths.slice(2)).size).toBe(1);
+    expect(widths[0]).toBe(widths[2]);
+    // Each cell of a column starts at the same display column.
+    const cities = ['東京', 'Zoë', 'e\u0301e'];
+    const cityStarts = lines.slice(2).map((line, i) => stringWidth(line.slice(0, line.lastIndexOf(cities[i]!))));
+    expect(new Set(cityStarts).size).toBe(1);
+  });
+
+  it('cuts long cells between characters, by display width', () => {
+    const coffee = '☕'.repeat(40);
+    const cut = truncate(coffee, 9);
+    expect(cut).toBe(`${'☕'.repeat(4)}…`);
+    expect(stringWidth(cut)).toBeLessThanOrEqual(9);
+    const family = `ab${'👨‍👩‍👧'.repeat(5)}`;
+    const cutFamily = truncate(family, 6);
+    expect(cutFamily).toBe('ab👨‍👩‍👧…');
+    expect(truncate('plain text', 60)).toBe('plain text');
+    // Never half a surrogate pair.
+    expect(/[\ud800-\udbff]$/.test(truncate('x🌷🌷🌷', 4).replace(/…$/, ''))).toBe(false);
+  });
+});
