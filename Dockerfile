@@ -3,6 +3,7 @@ FROM node:20-bookworm-slim
 WORKDIR /app
 COPY package.json package-lock.json tsconfig.json ./
 COPY scripts ./scripts
+COPY patches ./patches
 COPY src ./src
 COPY migrations ./migrations
 # npm ci builds (the prepare script); the dev dependencies are dropped afterwards.

@@ -68,6 +68,9 @@ export async function main(argv: string[] = process.argv): Promise<number> {
   }
 }
 
+// A promise no one waited for that failed is a bug; it still ends the program with one line and
+// a log entry, not a bare stack trace.
+process.on('unhandledRejection', (reason) => process.exit(reportFailure(reason)));
 limitHeapGrowth();
 const code = await main();
 process.exit(code);

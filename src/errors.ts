@@ -33,6 +33,26 @@ export class RunError extends CliError {
   }
 }
 
+/**
+ * Whether an error says the database connection is gone (a restart, a terminated backend, a
+ * server that went away): postgres.js's own codes, and the SQLSTATEs of an ended session.
+ */
+export function isConnectionLost(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code !== 'string') return false;
+  return (
+    [
+      'CONNECTION_CLOSED',
+      'CONNECTION_ENDED',
+      'CONNECTION_DESTROYED',
+      'CONNECT_TIMEOUT',
+      'ECONNREFUSED',
+      'ECONNRESET',
+      'EPIPE',
+    ].includes(code) || /^(57P0[1-3]|08\d{3})$/.test(code)
+  );
+}
+
 /** The message of any thrown value, on one line. */
 export function errorMessage(error: unknown): string {
   const text = error instanceof Error ? error.message : String(error);

@@ -316,7 +316,7 @@ export class InvoicingClient {
           path: ENDPOINTS.saved_invoices,
           body: { action: 'send', delete: options.delete, id: batch },
           idempotent: false,
-          deadlineMs: batch.length * this.settings.sendMsPerInvoice * 2 + this.settings.timeoutMs,
+          deadlineMs: this.sendDeadlineMs(batch.length),
         });
         const result = { ids: batch, status: answer.status, body: answer.text };
         results.push(result);
@@ -334,6 +334,16 @@ export class InvoicingClient {
   }
   deleteRepeatingInvoice(id: number): Promise<void> {
     return this.remove('repeating_invoices', checkId(id));
+  }
+
+  /** The deadline of one send call of `invoices` saved invoices: after it, the call is over at the service too. */
+  sendDeadlineMs(invoices: number): number {
+    return invoices * this.settings.sendMsPerInvoice * 2 + this.settings.timeoutMs;
+  }
+
+  /** The deadline of any other call. */
+  deadlineMs(): number {
+    return this.settings.timeoutMs;
   }
 
   /** Closes connections and releases the account's queue (queued requests fail). */

@@ -144,6 +144,13 @@ function findUnstorable(value: unknown, path: string, out: RepairedValue[]): voi
   }
 }
 
+/** Where a value holds strings Postgres cannot store (NUL, half a surrogate pair), and why. */
+export function unstorableValues(value: unknown): RepairedValue[] {
+  const found: RepairedValue[] = [];
+  findUnstorable(value, '', found);
+  return found;
+}
+
 /** A parsed element and its text, repaired where Postgres could not store it. */
 export function wireItem(value: unknown, text = JSON.stringify(value) ?? 'null'): WireItem {
   const repairedText = repairJsonText(text);

@@ -5,7 +5,7 @@
  */
 import { openApp, type App } from '../app.js';
 import { loadConfig, type Config } from '../config.js';
-import { CliError, UsageError, errorMessage } from '../errors.js';
+import { CliError, UsageError, errorMessage, isConnectionLost } from '../errors.js';
 import { logger, scrub, setLogLevel } from '../log.js';
 
 export function loadSettings(): Config {
@@ -39,6 +39,13 @@ export function reportFailure(error: unknown): number {
     process.stderr.write(`invoice-mirror: ${scrub(errorMessage(error))}\n`);
     return error.exitCode;
   }
+  if (isConnectionLost(error)) {
+    // Expected in life (a restart, an ended backend): one line; work in progress is recovered by the next run.
+    process.stderr.write(
+      `invoice-mirror: lost the database connection (${scrub(errorMessage(error))}); run the command again once the database answers: work in progress is recovered\n`,
+    );
+    return 1;
+  }
   logger.error({ err: error }, 'unexpected error');
   process.stderr.write(`invoice-mirror: unexpected error: ${scrub(errorMessage(error))}\n`);
   return 1;
@@ -53,10 +60,11 @@ export function choice<T extends string>(option: string, allowed: readonly T[]) 
 }
 
 /** Parses a positive whole number given on the command line. */
-export function positiveInteger(name: string) {
+/** Parses a positive whole number given on the command line (at most `max`, by default what an integer column holds). */
+export function positiveInteger(name: string, max = 2_147_483_647) {
   return (value: string): number => {
-    if (!/^\d+$/.test(value) || Number(value) < 1 || !Number.isSafeInteger(Number(value))) {
-      throw new UsageError(`${name}: must be a positive whole number, got '${value}'`);
+    if (!/^\d+$/.test(value) || Number(value) < 1 || Number(value) > max) {
+      throw new UsageError(`${name}: must be a whole number from 1 to ${max}, got '${value}'`);
     }
     return Number(value);
   };

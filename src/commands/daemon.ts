@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { checkPoolSize } from '../app.js';
 import { startDaemon } from '../daemon/index.js';
 import { logger } from '../log.js';
 import { withApp } from './context.js';
@@ -9,6 +10,7 @@ export function registerDaemonCommand(program: Command): void {
     .description('run continuously: scheduled sync, job runner, /healthz and /metrics; stops cleanly on SIGINT/SIGTERM')
     .action(
       withApp(async (app) => {
+        checkPoolSize(app.config, 'daemon');
         const daemon = await startDaemon(app);
         process.stderr.write(
           `invoice-mirror daemon: health on ${daemon.healthUrl}/healthz, metrics on ${daemon.healthUrl}/metrics\n`,

@@ -6,7 +6,7 @@
  */
 import type { Command } from 'commander';
 import { sql } from 'kysely';
-import { createApiClient, openApp, syncDeps } from '../app.js';
+import { checkPoolSize, createApiClient, openApp, syncDeps } from '../app.js';
 import type { Config } from '../config.js';
 import { migrate } from '../db/index.js';
 import { RunError } from '../errors.js';
@@ -42,6 +42,7 @@ export function registerDemoCommand(program: Command): void {
         schema: DEMO_SCHEMA,
         api: { ...settings.api, url: sandbox.url, user: sandbox.user, apiKey: sandbox.apiKey },
       };
+      checkPoolSize(config, 'sync');
       const app = await openApp(config).catch(async (error: unknown) => {
         await sandbox.close();
         throw error;

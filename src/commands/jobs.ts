@@ -2,7 +2,7 @@
  * `jobs add|list|show|retry|cancel|run`: queue and steer outbound actions, or drain the queue.
  */
 import type { Command } from 'commander';
-import { createApiClient } from '../app.js';
+import { checkPoolSize, createApiClient } from '../app.js';
 import { UsageError, errorMessage } from '../errors.js';
 import { OUTPUT_FORMATS, formatRows, type OutputFormat } from '../format.js';
 import { logger } from '../log.js';
@@ -11,6 +11,7 @@ import {
   JobRunner,
   KIND_NAMES,
   KINDS,
+  kindNamed,
   PayloadError,
   addJob,
   cancelJob,
@@ -20,7 +21,9 @@ import {
   type JobFinished,
   type JobStatus,
   type RecoveredJob,
+  type RetryDecisions,
 } from '../jobs/index.js';
+import { batchesOf, idStates, idsIn, type IdState } from '../jobs/ledger.js';
 import { choice, positiveInteger, withApp } from './context.js';
 
 function parseJson(text: string): unknown {
@@ -31,8 +34,37 @@ function parseJson(text: string): unknown {
   }
 }
 
+/** `--resend` / `--mark-sent`: ids (comma-separated), `unknown`, or no value (a single call). */
+function decisionList(option: string) {
+  return (value: string | true): number[] | 'unknown' | true => {
+    if (value === true) return true;
+    if (value.trim() === 'unknown') return 'unknown';
+    const parts = value.split(',').map((part) => part.trim());
+    if (parts.some((part) => !/^\d+$/.test(part) || Number(part) < 1 || !Number.isSafeInteger(Number(part))))
+      throw new UsageError(`${option}: must be ids separated by commas (e.g. 12,13), or unknown, got '${value}'`);
+    return parts.map(Number);
+  };
+}
+
 function kindHelp(): string {
   return ['', 'Kinds:', ...KIND_NAMES.map((name) => `  ${name.padEnd(26)} ${KINDS[name].summary}`)].join('\n');
+}
+
+/** A send's ids grouped by state (sent, may have been sent, …), for `jobs show`. */
+function sendStates(kind: string, payload: unknown, result: unknown): [string, number[]][] | null {
+  const ids = (payload as { ids?: unknown } | null)?.ids;
+  if (!kindNamed(kind)?.tracksCalls || !Array.isArray(ids)) return null;
+  const states = idStates(ids as number[], batchesOf(result));
+  const names: Record<IdState, string> = {
+    sent: 'sent',
+    unknown: 'may have been sent (unknown)',
+    unsent: 'to send (checked: not sent)',
+    failed: 'refused (not sent)',
+    pending: 'not sent yet',
+  };
+  return (Object.keys(names) as IdState[])
+    .map((state): [string, number[]] => [names[state], idsIn(states, state)])
+    .filter(([, list]) => list.length > 0);
 }
 
 export function registerJobsCommands(program: Command): void {
@@ -50,7 +82,7 @@ export function registerJobsCommands(program: Command): void {
     .option(
       '--max-attempts <n>',
       'attempts before the job fails (default: JOB_MAX_ATTEMPTS)',
-      positiveInteger('--max-attempts'),
+      positiveInteger('--max-attempts', 1000),
     )
     .addHelpText('after', kindHelp())
     .action(
@@ -109,6 +141,8 @@ export function registerJobsCommands(program: Command): void {
           return;
         }
         const lines: string[] = [];
+        const states = sendStates(job.kind, job.payload, job.result);
+        if (states) lines.push('ids by state:', ...states.map(([state, ids]) => `  ${state}: ${ids.join(', ')}`));
         for (const [key, value] of Object.entries(job)) {
           if (value !== null && typeof value === 'object' && !(value instanceof Date)) {
             lines.push(
@@ -125,27 +159,39 @@ export function registerJobsCommands(program: Command): void {
       }),
     );
 
-  const steering = [
-    {
-      name: 'retry',
-      description: 'queue a failed, interrupted or cancelled job again (a send sends only the ids not confirmed sent)',
-      steer: retryJob,
-      done: 'queued',
-    },
-    { name: 'cancel', description: 'cancel a queued or interrupted job', steer: cancelJob, done: 'cancelled' },
-  ];
-  for (const { name, description, steer, done } of steering) {
-    jobs
-      .command(name)
-      .description(description)
-      .argument('<id>', 'job id', positiveInteger('id'))
-      .action(
-        withApp(async (app, id: number) => {
-          await steer(app.database.db, id);
-          process.stdout.write(`job ${id} ${done}\n`);
-        }),
-      );
-  }
+  jobs
+    .command('retry')
+    .description(
+      'queue a failed, interrupted or cancelled job again; what may already have happened is checked with the service first and never repeated blindly',
+    )
+    .argument('<id>', 'job id', positiveInteger('id'))
+    .option(
+      '--resend [ids]',
+      'after you checked the service: these ids of unknown outcome (comma-separated, or unknown for all; no value for a single call) did not happen, send them again',
+      decisionList('--resend'),
+    )
+    .option(
+      '--mark-sent [ids]',
+      'after you checked the service: these ids of unknown outcome (or unknown for all; no value for a single call) did happen, do not send them',
+      decisionList('--mark-sent'),
+    )
+    .action(
+      withApp(async (app, id: number, options: RetryDecisions) => {
+        const status = await retryJob(app.database.db, id, { resend: options.resend, markSent: options.markSent });
+        process.stdout.write(status === 'succeeded' ? `job ${id} marked succeeded\n` : `job ${id} queued\n`);
+      }),
+    );
+
+  jobs
+    .command('cancel')
+    .description('cancel a queued or interrupted job')
+    .argument('<id>', 'job id', positiveInteger('id'))
+    .action(
+      withApp(async (app, id: number) => {
+        await cancelJob(app.database.db, id);
+        process.stdout.write(`job ${id} cancelled\n`);
+      }),
+    );
 
   jobs
     .command('run')
@@ -154,6 +200,7 @@ export function registerJobsCommands(program: Command): void {
     )
     .action(
       withApp(async (app) => {
+        checkPoolSize(app.config, 'jobs');
         const client = createApiClient(app);
         const runner = new JobRunner({ database: app.database, client, config: app.config, logger });
         const counts = { succeeded: 0, failed: 0, queued: 0, interrupted: 0 };

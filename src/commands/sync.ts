@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { createApiClient, syncDeps } from '../app.js';
+import { checkPoolSize, createApiClient, syncDeps } from '../app.js';
 import { UsageError } from '../errors.js';
 import { formatRows } from '../format.js';
 import { logger } from '../log.js';
@@ -56,6 +56,7 @@ export function registerSyncCommands(program: Command): void {
     .option('--allow-deletes <entities>', ALLOW_HELP, allowList)
     .action(
       withApp(async (app, options: { only?: MirrorTable[]; allowDeletes?: MirrorTable[] | 'all' }) => {
+        checkPoolSize(app.config, 'sync');
         const client = createApiClient(app);
         try {
           const outcome = await runSync(syncDeps(app, client, options.allowDeletes), {
@@ -77,6 +78,7 @@ export function registerSyncCommands(program: Command): void {
     .option('--allow-deletes <entities>', ALLOW_HELP, allowList)
     .action(
       withApp(async (app, options: { allowDeletes?: MirrorTable[] | 'all' }) => {
+        checkPoolSize(app.config, 'sync');
         const client = createApiClient(app);
         try {
           const outcome = await runSync(syncDeps(app, client, options.allowDeletes), { kind: 'sync' });

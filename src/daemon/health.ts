@@ -24,9 +24,52 @@ export interface HealthReport {
   queue: Record<string, number>;
 }
 
+/** How long a health check waits for the database: a probe must get its answer within a second. */
+const DATABASE_DEADLINE_MS = 800;
+
+type DatabaseState = Pick<HealthReport, 'lastSync' | 'queue' | 'heldDeletes' | 'rejectedValues' | 'warnings'>;
+
+async function readDatabaseState(db: Kysely<Database>): Promise<DatabaseState> {
+  const state: DatabaseState = { lastSync: null, queue: {}, heldDeletes: {}, rejectedValues: 0, warnings: [] };
+  const { rows } = await sql<{
+    id: number;
+    kind: string;
+    status: string;
+    finished_at: Date | null;
+    age: number | null;
+  }>`
+    select id, kind, status, finished_at, extract(epoch from now() - finished_at)::float8 as age
+    from sync_runs where kind in ('backfill', 'sync') and status <> 'running'
+    order by id desc limit 1`.execute(db);
+  const last = rows[0];
+  if (last) {
+    state.lastSync = {
+      id: Number(last.id),
+      kind: last.kind,
+      status: last.status,
+      finishedAt: last.finished_at?.toISOString() ?? null,
+      ageSeconds: last.age === null ? null : Math.round(last.age),
+    };
+  }
+  state.queue = await countJobsByStatus(db);
+  for (const held of await heldDeletes(db)) {
+    state.heldDeletes[held.entity] = held.held;
+    state.warnings.push(
+      `${held.held} deletes of ${held.entity} held (too many at once); release with: invoice-mirror sync --allow-deletes ${held.entity}`,
+    );
+  }
+  const { rows: rejected } = await sql<{ n: number }>`select count(*)::int as n from rejected_values`.execute(db);
+  state.rejectedValues = Number(rejected[0]?.n ?? 0);
+  if (state.rejectedValues > 0)
+    state.warnings.push(
+      `${state.rejectedValues} values not stored as sent; see invoice-mirror status or table rejected_values`,
+    );
+  return state;
+}
+
 export async function checkHealth(
   db: Kysely<Database>,
-  options: { periodMs: number; startedAt: number },
+  options: { periodMs: number; startedAt: number; runnerTrouble?: () => { since: Date; error: string } | null },
 ): Promise<HealthReport> {
   const report: HealthReport = {
     status: 'ok',
@@ -38,44 +81,25 @@ export async function checkHealth(
     lastSync: null,
     queue: {},
   };
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${DATABASE_DEADLINE_MS} ms`)), DATABASE_DEADLINE_MS);
+  });
+  const reading = readDatabaseState(db);
+  reading.catch(() => undefined); // settles after the deadline when the database is slow
   try {
-    const { rows } = await sql<{
-      id: number;
-      kind: string;
-      status: string;
-      finished_at: Date | null;
-      age: number | null;
-    }>`
-      select id, kind, status, finished_at, extract(epoch from now() - finished_at)::float8 as age
-      from sync_runs where kind in ('backfill', 'sync') and status <> 'running'
-      order by id desc limit 1`.execute(db);
-    const last = rows[0];
-    if (last) {
-      report.lastSync = {
-        id: Number(last.id),
-        kind: last.kind,
-        status: last.status,
-        finishedAt: last.finished_at?.toISOString() ?? null,
-        ageSeconds: last.age === null ? null : Math.round(last.age),
-      };
-    }
-    report.queue = await countJobsByStatus(db);
-    for (const held of await heldDeletes(db)) {
-      report.heldDeletes[held.entity] = held.held;
-      report.warnings.push(
-        `${held.held} deletes of ${held.entity} held (too many at once); release with: invoice-mirror sync --allow-deletes ${held.entity}`,
-      );
-    }
-    const { rows: rejected } = await sql<{ n: number }>`select count(*)::int as n from rejected_values`.execute(db);
-    report.rejectedValues = Number(rejected[0]?.n ?? 0);
-    if (report.rejectedValues > 0)
-      report.warnings.push(
-        `${report.rejectedValues} values not stored as sent; see invoice-mirror status or table rejected_values`,
-      );
+    Object.assign(report, await Promise.race([reading, deadline]));
   } catch (error) {
     report.database = `error: ${errorMessage(error)}`;
     report.problems.push('the database does not answer');
+  } finally {
+    clearTimeout(timer);
   }
+  const trouble = options.runnerTrouble?.();
+  if (trouble)
+    report.problems.push(
+      `the job runner cannot reach the database since ${trouble.since.toISOString()}: ${trouble.error}`,
+    );
   const staleAfterSeconds = (3 * options.periodMs) / 1000;
   if (report.lastSync?.status === 'failed') report.problems.push(`the last sync (run ${report.lastSync.id}) failed`);
   if (report.lastSync && report.lastSync.ageSeconds !== null && report.lastSync.ageSeconds > staleAfterSeconds) {
@@ -96,6 +120,7 @@ export function startHealthServer(options: {
   metrics: DaemonMetrics;
   periodMs: number;
   startedAt: number;
+  runnerTrouble?: () => { since: Date; error: string } | null;
 }): Promise<Server> {
   const server = createServer((request, response) => {
     const path = (request.url ?? '/').split('?')[0];

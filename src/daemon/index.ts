@@ -53,7 +53,7 @@ export async function startDaemon(app: App): Promise<DaemonHandle> {
       return currentSync ?? Promise.resolve();
     }
     const began = Date.now();
-    currentSync = runSync(syncDeps(app, client), { kind: 'sync', signal: stopSync.signal })
+    currentSync = runSync(syncDeps(app, client, [], 'daemon'), { kind: 'sync', signal: stopSync.signal })
       .then((outcome) => metrics.recordSync('sync', Date.now() - began, outcome))
       .catch((error: unknown) => {
         if (error instanceof SyncBusyError) log.info('sync skipped: another process is running one');
@@ -76,6 +76,7 @@ export async function startDaemon(app: App): Promise<DaemonHandle> {
       metrics,
       periodMs,
       startedAt,
+      runnerTrouble: () => runner.trouble,
     });
   } catch (error) {
     await task.destroy();

@@ -14,6 +14,7 @@ import { PostgresJSDialect } from 'kysely-postgres-js';
 import postgres from 'postgres';
 import { RunError, errorMessage } from '../errors.js';
 import { scrub } from '../log.js';
+import { listenResiliently } from './listener.js';
 import type { Database } from './schema.js';
 
 const INT8 = 20;
@@ -34,8 +35,11 @@ export interface DatabaseHandle {
   /** `postgres`: a server reached through DATABASE_URL; `embedded`: PGlite in this process. */
   kind: 'postgres' | 'embedded';
   schema: string;
-  /** Subscribe to a NOTIFY channel; resolves to a function that unsubscribes. */
-  listen(channel: string, onNotify: Listener): Promise<() => Promise<void>>;
+  /**
+   * Subscribe to a NOTIFY channel; resolves to a function that unsubscribes. The subscription
+   * survives a lost connection; `onListening` hears every time it listens (again).
+   */
+  listen(channel: string, onNotify: Listener, onListening?: () => void): Promise<() => Promise<void>>;
   close(): Promise<void>;
 }
 
@@ -57,11 +61,14 @@ function describeTarget(options: DatabaseOptions): string {
 }
 
 function openPostgres(databaseUrl: string, options: DatabaseOptions): DatabaseHandle {
-  const client = postgres(databaseUrl, {
-    max: options.poolSize ?? 5,
+  const connectionOptions = {
     connect_timeout: 10,
     onnotice: () => undefined,
     connection: { search_path: `${options.schema}, public`, application_name: 'invoice-mirror' },
+  };
+  const client = postgres(databaseUrl, {
+    ...connectionOptions,
+    max: options.poolSize ?? 5,
     types: {
       bigint: {
         to: INT8,
@@ -77,9 +84,8 @@ function openPostgres(databaseUrl: string, options: DatabaseOptions): DatabaseHa
     db,
     kind: 'postgres',
     schema: options.schema,
-    async listen(channel, onNotify) {
-      const subscription = await client.listen(channel, onNotify);
-      return () => subscription.unlisten();
+    listen(channel, onNotify, onListening) {
+      return listenResiliently(databaseUrl, channel, onNotify, { connection: connectionOptions, onListening });
     },
     async close() {
       await db.destroy();
@@ -134,8 +140,10 @@ async function openEmbedded(options: DatabaseOptions): Promise<DatabaseHandle> {
     db,
     kind: 'embedded',
     schema: options.schema,
-    async listen(channel, onNotify) {
-      return pglite.listen(channel, onNotify);
+    async listen(channel, onNotify, onListening) {
+      const unlisten = await pglite.listen(channel, onNotify);
+      onListening?.();
+      return unlisten;
     },
     async close() {
       await db.destroy();

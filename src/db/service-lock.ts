@@ -13,7 +13,11 @@ import { lockKey } from './locks.js';
 
 export type Exclusive = <T>(attempt: () => Promise<T>) => Promise<T>;
 
-/** The wrapper for the client's `exclusive` option; undefined on the embedded database (one process only). */
+/**
+ * The wrapper for the client's `exclusive` option; undefined on the embedded database (one process
+ * only). If the lock's connection is lost while the request runs, the request's answer still
+ * counts: the lock ended with the session, and unlocking it fails harmlessly.
+ */
 export function serviceLock(database: DatabaseHandle): Exclusive | undefined {
   if (database.kind === 'embedded') return undefined;
   const key = lockKey(database.schema, 'service');
@@ -23,7 +27,7 @@ export function serviceLock(database: DatabaseHandle): Exclusive | undefined {
       try {
         return await attempt();
       } finally {
-        await sql`select pg_advisory_unlock(${key})`.execute(conn);
+        await sql`select pg_advisory_unlock(${key})`.execute(conn).catch(() => undefined);
       }
     });
 }

@@ -14,6 +14,14 @@ export class PrecheckError extends Error {
 }
 
 /**
+ * A call that may or may not have taken effect, and the service cannot tell which: the job is
+ * `interrupted` and waits for a person's choice; its message gives the commands.
+ */
+export class UnresolvedOutcomeError extends Error {
+  override readonly name = 'UnresolvedOutcomeError';
+}
+
+/**
  * A failure after part of the work was done (say, the second of three send calls): the message
  * says what was done; `cause` is the error that stopped it and decides what happens next;
  * `touched` are the records to re-read all the same.

@@ -15,6 +15,7 @@ export {
   type NewJob,
   type JobStatus,
   type RecoveredJob,
+  type RetryDecisions,
 } from './queue.js';
 export { PayloadError, PrecheckError } from './errors.js';
 export { DEFAULT_BACKOFF, type Backoff } from './outcome.js';

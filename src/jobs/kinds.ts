@@ -6,11 +6,22 @@
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import { z } from 'zod';
-import { MAX_SEND_IDS, UnknownOutcomeError, type InvoicingClient } from '../api/index.js';
+import { MAX_SEND_IDS, NotFoundError, UnknownOutcomeError, type InvoicingClient } from '../api/index.js';
 import type { Database } from '../db/index.js';
 import { errorMessage } from '../errors.js';
 import type { RefreshTarget } from '../sync/index.js';
-import { JobFailure, PayloadError, PrecheckError } from './errors.js';
+import { JobFailure, PayloadError, PrecheckError, UnresolvedOutcomeError } from './errors.js';
+import {
+  batchesOf,
+  idStates,
+  idsIn,
+  listIds,
+  resolveCommands,
+  SENDABLE,
+  type CallRecord,
+  type SendBatch,
+  type SendProgress,
+} from './ledger.js';
 import { clientChanges, clientFields, nonEmpty, productFields, quotationFields } from './fields.js';
 import { mirrorRows, quotationState, requireLive } from './mirror.js';
 
@@ -43,10 +54,30 @@ export interface HandlerOutcome {
   touched: RefreshTarget[];
 }
 
+/** What a check of the service established about a single call of unknown outcome. */
+export interface Reconciled {
+  /** true: it happened (the job is done); false: it did not (call again); null: the service cannot tell. */
+  happened: boolean | null;
+  /** What was checked, in words. */
+  checked: string;
+  /** When it happened: what to record as the job's result, and the records to re-read. */
+  outcome?: HandlerOutcome;
+}
+
 export interface JobKind<P = any> {
   payload: z.ZodType<P>;
-  /** Safe to run again after an attempt whose outcome is unknown (a worker that died mid-call). */
+  /**
+   * Safe to run again after an attempt whose outcome is unknown (a worker that died mid-call). A
+   * kind that is not makes one call, recorded in `result.call` by the runner (see ledger.ts), or
+   * records its own calls (`tracksCalls`, a send's batches).
+   */
   idempotent: boolean;
+  tracksCalls?: boolean;
+  /**
+   * For a single call of unknown outcome: ask the service whether it happened, before it is made
+   * again. Without it (or when it cannot tell) a person decides (`jobs retry --resend/--mark-sent`).
+   */
+  reconcile?(ctx: JobContext, payload: P, call: CallRecord): Promise<Reconciled>;
   /** One line for `--help` and the README. */
   summary: string;
   /** Throws PrecheckError when the mirror shows the action is impossible. */
@@ -58,7 +89,10 @@ function kind<S extends z.ZodType>(spec: { payload: S } & Omit<JobKind<z.output<
   return spec as unknown as JobKind<z.output<S>>;
 }
 
-const id = z.int('must be a whole number').positive('must be a positive id');
+const id = z
+  .int('must be a whole number')
+  .positive('must be a positive id')
+  .max(2_147_483_647, 'must be at most 2147483647');
 const idOnly = z.strictObject({ id });
 const date = z.iso.date('must be a date YYYY-MM-DD');
 const CUSTOM_STATUSES = ['progress', 'completed', 'billable', 'declined', 'clear'] as const;
@@ -68,36 +102,7 @@ const target = (entity: RefreshTarget['entity'], key: number): RefreshTarget => 
 
 // ---- saved invoices: sending in calls of at most 10 ---------------------------------------
 
-/** One send call as recorded in `result.batches`. */
-export interface SendBatch {
-  ids: number[];
-  attempt: number;
-  /** `sending` while the call is in flight: after a crash, its outcome is unknown. */
-  outcome: 'sending' | 'sent' | 'failed' | 'unknown';
-  started_at: string;
-  ms?: number;
-  error?: string;
-}
-
-export interface SendProgress {
-  ids: number[];
-  delete: boolean;
-  /** Ids the service confirmed sent, over every attempt. */
-  sent: number[];
-  batches: SendBatch[];
-}
-
-/** The progress earlier attempts left in `result` (none on a first attempt). */
-export function sendProgressOf(result: unknown): { sent: number[]; batches: SendBatch[] } {
-  const r = (result ?? {}) as Partial<SendProgress>;
-  const batches = Array.isArray(r.batches) ? r.batches : [];
-  return { sent: batches.filter((b) => b.outcome === 'sent').flatMap((b) => b.ids), batches };
-}
-
-function unsent(ids: number[], job: JobRow): number[] {
-  const sent = new Set(sendProgressOf(job.result).sent);
-  return ids.filter((i) => !sent.has(i));
-}
+export type { SendBatch, SendProgress } from './ledger.js';
 
 const sendSavedInvoices = kind({
   summary: 'send saved invoices (any number of ids, in calls of at most 10); `delete` removes them after sending',
@@ -109,20 +114,46 @@ const sendSavedInvoices = kind({
     delete: z.boolean('must be true or false'),
   }),
   idempotent: false,
+  tracksCalls: true,
   async precheck(db, p, job) {
-    await requireLive(db, 'saved_invoices', unsent(p.ids, job));
+    // Only ids never sent in a call: one that may have been sent is checked with the service instead.
+    const states = idStates(p.ids, batchesOf(job.result));
+    await requireLive(db, 'saved_invoices', idsIn(states, new Set(['pending', 'failed'] as const)));
   },
   async run(ctx, p) {
-    const progress: SendProgress = {
-      ids: p.ids,
-      delete: p.delete,
-      sent: [],
-      batches: sendProgressOf(ctx.job.result).batches,
-    };
-    progress.sent = sendProgressOf(progress).sent;
-    const before = progress.sent.length;
-    const todo = unsent(p.ids, ctx.job);
-    const touched = async (ids: number[]) => touchedBySend(ctx.db, ids);
+    const progress: SendProgress = { ids: p.ids, delete: p.delete, sent: [], batches: batchesOf(ctx.job.result) };
+    const sentBefore = new Set(idsIn(idStates(p.ids, progress.batches), 'sent'));
+    const sentNow = () => idsIn(idStates(p.ids, progress.batches), 'sent').filter((i) => !sentBefore.has(i));
+    const touched = async () => touchedBySend(ctx.db, sentNow());
+
+    // First what may have been sent already: ask the service where it can tell.
+    let check: SendCheck | null = null;
+    const unknown = idsIn(idStates(p.ids, progress.batches), 'unknown');
+    if (unknown.length > 0) {
+      check = await checkSends(ctx, p.delete, progress.batches, unknown);
+      const at = new Date().toISOString();
+      if (check.sent.length > 0)
+        progress.batches.push({
+          ids: check.sent,
+          attempt: ctx.job.attempts,
+          outcome: 'sent',
+          started_at: at,
+          source: check.how,
+        });
+      if (check.unsent.length > 0)
+        progress.batches.push({
+          ids: check.unsent,
+          attempt: ctx.job.attempts,
+          outcome: 'unsent',
+          started_at: at,
+          source: check.how,
+        });
+      progress.sent = idsIn(idStates(p.ids, progress.batches), 'sent');
+      await ctx.saveProgress(progress);
+    }
+
+    // Then send what certainly has not been sent, in calls of at most 10.
+    const todo = idsIn(idStates(p.ids, progress.batches), SENDABLE);
     for (let i = 0; i < todo.length; i += MAX_SEND_IDS) {
       const ids = todo.slice(i, i + MAX_SEND_IDS);
       const batch: SendBatch = {
@@ -137,28 +168,88 @@ const sendSavedInvoices = kind({
       try {
         await ctx.api.sendSavedInvoices(ids, { delete: p.delete });
         batch.outcome = 'sent';
-        progress.sent.push(...ids);
       } catch (error) {
         batch.outcome = error instanceof UnknownOutcomeError ? 'unknown' : 'failed';
         batch.error = errorMessage(error);
-        throw new JobFailure(
-          describeSendFailure(progress, batch, error),
-          error,
-          await touched(progress.sent.slice(before)),
-        );
+        progress.sent = idsIn(idStates(p.ids, progress.batches), 'sent');
+        throw new JobFailure(describeSendFailure(ctx.job.id, progress, batch, error), error, await touched());
       } finally {
         batch.ms = Math.round(performance.now() - started);
+        progress.sent = idsIn(idStates(p.ids, progress.batches), 'sent');
         await ctx.saveProgress(progress);
       }
     }
-    return { result: { ...progress }, touched: await touched(progress.sent.slice(before)) };
+
+    // What the service could not tell waits for a person.
+    if (check && check.unknown.length > 0) {
+      const n = check.unknown.length;
+      const message =
+        `${n} of ${p.ids.length} invoices may have been sent (ids ${listIds(check.unknown)}): ${check.why}; ` +
+        `${progress.sent.length} confirmed sent, ${sentNow().length} of them now; ${resolveCommands(ctx.job.id, check.unknown)}`;
+      throw new JobFailure(message, new UnresolvedOutcomeError(message), await touched());
+    }
+    return { result: { ...progress }, touched: await touched() };
   },
 });
 
-function describeSendFailure(progress: SendProgress, batch: SendBatch, error: unknown): string {
+/** What a check of the service established about ids whose send may have happened. */
+interface SendCheck {
+  sent: number[];
+  unsent: number[];
+  unknown: number[];
+  /** How `sent`/`unsent` were established (recorded as the batches' `source`). */
+  how: string;
+  /** Why the `unknown` ones stay unknown. */
+  why: string;
+}
+
+/**
+ * With `delete: true` a sent invoice is gone from the saved invoices: one that is gone was sent,
+ * and one still there after its call's deadline was not (the call cannot still be running at
+ * the service). With `delete: false` the saved invoice stays either way: the service cannot tell.
+ */
+async function checkSends(ctx: JobContext, deleting: boolean, batches: SendBatch[], ids: number[]): Promise<SendCheck> {
+  if (!deleting) {
+    return {
+      sent: [],
+      unsent: [],
+      unknown: ids,
+      how: '',
+      why: 'with delete false a sent invoice stays a saved invoice, so the service cannot tell whether it was sent',
+    };
+  }
+  const check: SendCheck = {
+    sent: [],
+    unsent: [],
+    unknown: [],
+    how: 'checked with the service: a saved invoice sent with delete true is gone',
+    why: 'their calls began too recently and may still be running at the service; retry a little later',
+  };
+  for (const id of ids) {
+    const call = [...batches].reverse().find((b) => b.ids.includes(id))!;
+    try {
+      await ctx.api.getSavedInvoice(id);
+    } catch (error) {
+      if (error instanceof NotFoundError) {
+        check.sent.push(id);
+        continue;
+      }
+      throw error;
+    }
+    const elapsed = Date.now() - Date.parse(call.started_at);
+    if (elapsed > ctx.api.sendDeadlineMs(call.ids.length)) check.unsent.push(id);
+    else check.unknown.push(id);
+  }
+  return check;
+}
+
+function describeSendFailure(jobId: number, progress: SendProgress, batch: SendBatch, error: unknown): string {
   const left = progress.ids.length - progress.sent.length;
-  const what = batch.outcome === 'unknown' ? 'may or may not have been sent' : 'were not sent';
-  return `${progress.sent.length} of ${progress.ids.length} invoices confirmed sent; the call with ids ${batch.ids.join(', ')} ${what}: ${errorMessage(error)}; a retry sends only the ${left} not confirmed sent`;
+  const what =
+    batch.outcome === 'unknown'
+      ? `may have been sent: ${errorMessage(error)}; a retry first checks the service for them where it can, and sends only the ids certainly not sent; ${resolveCommands(jobId, batch.ids)}`
+      : `were not sent: ${errorMessage(error)}; a retry sends only the ${left} not confirmed sent`;
+  return `${progress.sent.length} of ${progress.ids.length} invoices confirmed sent; the call with ids ${listIds(batch.ids)} ${what}`;
 }
 
 /** Sent invoices, and their clients (the service updates `lastinvoice`). */
@@ -300,6 +391,32 @@ export const KINDS = {
     async precheck(db, p) {
       const state = await quotationState(db, p.id);
       if (state?.sent) throw new PrecheckError(`quotation ${p.id} has already been sent (only a draft can be sent)`);
+    },
+    async reconcile(ctx, p, call) {
+      // The service gives a sent quotation a new id: a draft gone from its old one was sent.
+      try {
+        const quotation = await ctx.api.getQuotation(p.id);
+        if (quotation.sent === true)
+          return {
+            happened: true,
+            checked: `quotation ${p.id} is sent`,
+            outcome: { result: { id: p.id, new_id: p.id }, touched: [target('quotations', p.id)] },
+          };
+        const elapsed = Date.now() - Date.parse(call.started_at);
+        return elapsed > ctx.api.deadlineMs()
+          ? { happened: false, checked: `quotation ${p.id} is still a draft, longer after the call than it can take` }
+          : {
+              happened: null,
+              checked: `quotation ${p.id} is still a draft, but its call began too recently to tell; retry a little later`,
+            };
+      } catch (error) {
+        if (!(error instanceof NotFoundError)) throw error;
+        return {
+          happened: true,
+          checked: `draft quotation ${p.id} is gone (sending gives it a new id); the next sync brings the sent one`,
+          outcome: { result: { id: p.id, new_id: null }, touched: [target('quotations', p.id)] },
+        };
+      }
     },
     async run(ctx, p) {
       const newId = await ctx.api.sendQuotation(p.id, p.sendmethod);

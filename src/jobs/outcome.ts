@@ -10,7 +10,8 @@
  */
 import { ApiError, AuthenticationError, RateLimitedError, UnknownOutcomeError } from '../api/index.js';
 import { errorMessage } from '../errors.js';
-import { JobFailure, PayloadError, PrecheckError } from './errors.js';
+import { JobFailure, PayloadError, PrecheckError, UnresolvedOutcomeError } from './errors.js';
+import { resolveCommands } from './ledger.js';
 import type { JobKind, JobRow } from './kinds.js';
 
 export type Disposition =
@@ -32,16 +33,18 @@ export function backoffDelay(attempt: number, backoff: Backoff): number {
   return Math.round(exponential * (0.75 + Math.random() * 0.5));
 }
 
-/** The advice every interrupted job carries. */
-export function interruptedAdvice(jobId: number): string {
-  return `check the service, then run 'invoice-mirror jobs retry ${jobId}' to run it again, or 'invoice-mirror jobs cancel ${jobId}'`;
+/** The advice an interrupted single call carries: a person decides (see ledger.ts). */
+function interruptedAdvice(jobId: number, kind: JobKind | undefined): string {
+  if (kind?.tracksCalls) return ''; // a send's message names its ids and the commands itself
+  return `; a retry first checks the service where it can; ${resolveCommands(jobId, null)}`;
 }
 
 /**
+ * What happens to a job after an attempt that did not succeed (see the module comment).
  * @param callsMade whether this attempt sent any request (decides an unexpected error of a kind
  *   that is not safe to repeat: once a call went out, its outcome is unknown).
  */
-export function dispose(
+export function classifyFailure(
   error: unknown,
   job: JobRow,
   kind: JobKind | undefined,
@@ -53,6 +56,7 @@ export function dispose(
   const root = error instanceof JobFailure ? error.cause : error;
   const idempotent = kind?.idempotent ?? true;
 
+  if (root instanceof UnresolvedOutcomeError) return { status: 'interrupted', message };
   if (root instanceof RateLimitedError) {
     return {
       status: 'queued',
@@ -62,7 +66,7 @@ export function dispose(
     };
   }
   if (root instanceof UnknownOutcomeError && !idempotent)
-    return { status: 'interrupted', message: `${message}; ${interruptedAdvice(job.id)}` };
+    return { status: 'interrupted', message: `${message}${interruptedAdvice(job.id, kind)}` };
   if (
     root instanceof ApiError &&
     !root.retryable &&
@@ -75,7 +79,7 @@ export function dispose(
     if (!idempotent && callsMade)
       return {
         status: 'interrupted',
-        message: `${message}; the outcome of the call is unknown: ${interruptedAdvice(job.id)}`,
+        message: `${message}; the outcome of the call is unknown${interruptedAdvice(job.id, kind)}`,
       };
     // A bug or an impossible argument: running it again would fail the same way.
     if (root instanceof TypeError || root instanceof RangeError) return { status: 'failed', message };

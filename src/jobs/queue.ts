@@ -7,8 +7,11 @@ import { sql, type Kysely } from 'kysely';
 import type { JobStatus } from '../../migrations/0001_core.js';
 import { jsonb, type Database } from '../db/index.js';
 import { RunError } from '../errors.js';
-import { kindNamed, parseJob, sendProgressOf, type JobRow, type SendProgress } from './kinds.js';
-import { interruptedAdvice, type Disposition } from './outcome.js';
+import { unstorableValues } from '../api/json-split.js';
+import { PayloadError } from './errors.js';
+import { kindNamed, parseJob, type JobRow } from './kinds.js';
+import { batchesOf, callOf, idStates, idsIn, listIds, resolveCommands } from './ledger.js';
+import type { Disposition } from './outcome.js';
 
 export type { JobStatus };
 export const JOB_STATUSES: readonly JobStatus[] = [
@@ -38,6 +41,19 @@ export class JobStateError extends RunError {}
  */
 export async function addJob(db: Kysely<Database>, job: NewJob): Promise<{ id: number; created: boolean }> {
   parseJob(job.kind, job.payload);
+  const unstorable = unstorableValues(job.payload);
+  if (unstorable.length > 0) {
+    const [first] = unstorable;
+    throw new PayloadError(
+      `payload.${first!.path}: ${first!.reason.replace(/; stored as .*$/, '')}; remove it from the value`,
+    );
+  }
+  if (
+    job.idempotencyKey !== undefined &&
+    job.idempotencyKey !== null &&
+    unstorableValues(job.idempotencyKey).length > 0
+  )
+    throw new PayloadError('--key: holds a character Postgres cannot store (NUL or half a surrogate pair)');
   const key = job.idempotencyKey ?? null;
   const inserted = await db
     .insertInto('jobs')
@@ -109,7 +125,12 @@ export async function markSucceeded(db: Kysely<Database>, id: number, result: un
 }
 
 /** Records a failed attempt as the disposition says; every attempt is appended to `errors`. */
+/** `last_error` and each attempt's error are cut to this length: a message is read, not processed. */
+const MAX_ERROR_LENGTH = 2000;
+
 export async function markUnsuccessful(db: Kysely<Database>, job: JobRow, disposition: Disposition): Promise<void> {
+  if (disposition.message.length > MAX_ERROR_LENGTH)
+    disposition = { ...disposition, message: `${disposition.message.slice(0, MAX_ERROR_LENGTH - 1)}…` };
   const entry = {
     attempt: job.attempts,
     at: new Date().toISOString(),
@@ -159,11 +180,9 @@ export async function recoverOrphans(db: Kysely<Database>): Promise<RecoveredJob
     const kind = kindNamed(job.kind);
     let disposition: Disposition;
     if (kind && !kind.idempotent) {
-      disposition = {
-        status: 'interrupted',
-        message: `interrupted: the worker stopped during attempt ${job.attempts}, so its outcome is unknown${sendSummary(job)}; ${interruptedAdvice(job.id)}`,
-      };
-      if (job.kind === 'send_saved_invoices') await saveProgress(db, job.id, markInFlightUnknown(job.result));
+      const { result, message } = orphanedCalls(job, kind.tracksCalls === true);
+      await saveProgress(db, job.id, result);
+      disposition = { status: 'interrupted', message };
     } else if (job.attempts >= job.max_attempts) {
       disposition = {
         status: 'failed',
@@ -180,39 +199,190 @@ export async function recoverOrphans(db: Kysely<Database>): Promise<RecoveredJob
     await markUnsuccessful(db, job, disposition);
     recovered.push({ id: job.id, kind: job.kind, status: disposition.status, message: disposition.message });
   }
+  // Under the job lock no live runner is in a job, so a refresh run still open was a dead worker's.
+  await db
+    .updateTable('sync_runs')
+    .set({
+      status: 'failed',
+      finished_at: new Date(),
+      error: 'interrupted: the worker stopped before the refresh finished',
+    })
+    .where('status', '=', 'running')
+    .where('kind', '=', 'refresh')
+    .execute();
   return recovered;
 }
 
-function sendSummary(job: JobRow): string {
-  if (job.kind !== 'send_saved_invoices') return '';
-  const ids = Array.isArray((job.payload as { ids?: unknown })?.ids) ? (job.payload as { ids: unknown[] }).ids : [];
-  const { sent, batches } = sendProgressOf(job.result);
-  const inFlight = batches.filter((b) => b.outcome === 'sending').flatMap((b) => b.ids);
-  const unknown = inFlight.length > 0 ? ` (the call with ids ${inFlight.join(', ')} was in flight)` : '';
-  return `; ${sent.length} of ${new Set(ids).size} invoices confirmed sent${unknown}; a retry sends only the ids not confirmed sent`;
-}
-
-function markInFlightUnknown(result: unknown): unknown {
-  const progress = result as SendProgress | null;
-  if (!progress || !Array.isArray(progress.batches)) return result;
+/** A job that is not safe to repeat, left running by a dead worker: what was in flight becomes `unknown`. */
+function orphanedCalls(job: JobRow, tracksCalls: boolean): { result: unknown; message: string } {
+  const stopped = `interrupted: the worker stopped during attempt ${job.attempts}`;
+  if (tracksCalls) {
+    const ids = Array.isArray((job.payload as { ids?: unknown })?.ids) ? (job.payload as { ids: number[] }).ids : [];
+    const batches = batchesOf(job.result).map((b) =>
+      b.outcome === 'sending' ? { ...b, outcome: 'unknown' as const, error: 'the worker stopped during the call' } : b,
+    );
+    const states = idStates(ids, batches);
+    const unknown = idsIn(states, 'unknown');
+    const sent = idsIn(states, 'sent');
+    const result = { ...(job.result as object), batches, sent };
+    if (unknown.length === 0)
+      return {
+        result,
+        message: `${stopped} between calls; ${sent.length} of ${ids.length} confirmed sent; a retry sends the rest`,
+      };
+    return {
+      result,
+      message:
+        `${stopped}: ids ${listIds(unknown)} may have been sent (their call was in flight); ${sent.length} of ${ids.length} confirmed sent. ` +
+        `A retry first checks the service for them where it can, and sends only the ids certainly not sent; ${resolveCommands(job.id, unknown)}`,
+    };
+  }
+  // No record of the call: an older version ran it, which recorded nothing; assume the worst.
+  const call = callOf(job.result) ?? {
+    attempt: job.attempts,
+    outcome: 'sending',
+    started_at: new Date(0).toISOString(),
+  };
+  if (call.outcome !== 'sending')
+    return { result: job.result, message: `${stopped}, before its call; a retry runs it` };
   return {
-    ...progress,
-    batches: progress.batches.map((b) =>
-      b.outcome === 'sending' ? { ...b, outcome: 'unknown', error: 'the worker stopped during the call' } : b,
-    ),
+    result: { ...(job.result as object), call: { ...call, outcome: 'unknown' } },
+    message: `${stopped} during its call, which may have taken effect; a retry first checks the service where it can; ${resolveCommands(job.id, null)}`,
   };
 }
 
-/** Queue a job again: a failed, interrupted or cancelled one, or a queued one that waits (run now). */
-export async function retryJob(db: Kysely<Database>, id: number): Promise<void> {
-  const updated = await db
-    .updateTable('jobs')
-    .set({ status: 'queued', run_after: sql`now()`, attempts: 0, last_error: null, finished_at: null })
-    .where('id', '=', id)
-    .where('status', 'in', ['failed', 'interrupted', 'cancelled', 'queued'])
-    .returning('id')
-    .executeTakeFirst();
-  if (!updated) throw await stateError(db, id, 'retried', 'a failed, interrupted, cancelled or queued');
+/**
+ * What a person decided about calls of unknown outcome (`jobs retry --resend/--mark-sent`): ids of
+ * a send, `'unknown'` for all of a send's ids of unknown outcome, or `true` for a single call.
+ */
+export interface RetryDecisions {
+  resend?: number[] | 'unknown' | true;
+  markSent?: number[] | 'unknown' | true;
+}
+
+/**
+ * Queue a job again: a failed, interrupted or cancelled one, or a queued one that waits (run now).
+ * For calls of unknown outcome it records the decisions first; a single call marked sent makes
+ * the job `succeeded` without running it. What is undecided is checked with the service when the
+ * job runs, and never sent blindly. Returns the job's status afterwards.
+ */
+export async function retryJob(db: Kysely<Database>, id: number, decisions: RetryDecisions = {}): Promise<JobStatus> {
+  return db.transaction().execute(async (trx) => {
+    const row = await trx
+      .selectFrom('jobs')
+      .select(['id', 'kind', 'status', 'payload', 'result'])
+      .where('id', '=', id)
+      .forUpdate()
+      .executeTakeFirst();
+    const allowed = ['failed', 'interrupted', 'cancelled', 'queued'];
+    if (!row || !allowed.includes(row.status))
+      throw await stateError(trx, id, 'retried', 'a failed, interrupted, cancelled or queued');
+    let result = row.result;
+    if (decisions.resend !== undefined || decisions.markSent !== undefined) {
+      const kind = kindNamed(row.kind);
+      if (!kind || kind.idempotent)
+        throw new JobStateError(`job ${id} (${row.kind}) is safe to repeat; retry it without --resend or --mark-sent`);
+      const decided = kind.tracksCalls
+        ? decideSends(id, row.payload, result, decisions)
+        : decideCall(id, result, decisions);
+      result = decided.result;
+      if (decided.done) {
+        await trx
+          .updateTable('jobs')
+          .set({ status: 'succeeded', result: jsonb(result), last_error: null, finished_at: sql`clock_timestamp()` })
+          .where('id', '=', id)
+          .execute();
+        return 'succeeded';
+      }
+    }
+    await trx
+      .updateTable('jobs')
+      .set({
+        status: 'queued',
+        run_after: sql`now()`,
+        attempts: 0,
+        last_error: null,
+        finished_at: null,
+        result: jsonb(result),
+      })
+      .where('id', '=', id)
+      .execute();
+    return 'queued';
+  });
+}
+
+/** Records a person's decisions about ids of a send whose outcome is unknown, as batches. */
+function decideSends(
+  jobId: number,
+  payload: unknown,
+  result: unknown,
+  decisions: RetryDecisions,
+): { result: unknown; done: boolean } {
+  const ids = (payload as { ids: number[] }).ids;
+  const batches = batchesOf(result);
+  const unknown = idsIn(idStates(ids, batches), 'unknown');
+  const pick = (choice: RetryDecisions['resend'], option: string): number[] => {
+    if (choice === undefined) return [];
+    const chosen = choice === 'unknown' || choice === true ? unknown : choice;
+    const wrong = chosen.filter((i) => !unknown.includes(i));
+    if (wrong.length > 0)
+      throw new JobStateError(
+        `${option}: ${listIds(wrong)} ${wrong.length === 1 ? 'is not an id' : 'are not ids'} of unknown outcome in job ${jobId}` +
+          (unknown.length > 0 ? ` (those are: ${listIds(unknown)})` : ' (it has none)'),
+      );
+    return chosen;
+  };
+  const resend = pick(decisions.resend, '--resend');
+  const markSent = pick(decisions.markSent, '--mark-sent');
+  const both = resend.filter((i) => markSent.includes(i));
+  if (both.length > 0)
+    throw new JobStateError(`--resend and --mark-sent both name ${listIds(both)}; choose one for each id`);
+  const at = new Date().toISOString();
+  const added = [
+    ...(markSent.length > 0
+      ? [
+          {
+            ids: markSent,
+            attempt: 0,
+            outcome: 'sent' as const,
+            started_at: at,
+            source: 'marked sent by a person (jobs retry --mark-sent)',
+          },
+        ]
+      : []),
+    ...(resend.length > 0
+      ? [
+          {
+            ids: resend,
+            attempt: 0,
+            outcome: 'unsent' as const,
+            started_at: at,
+            source: 'to be sent again, as a person chose (jobs retry --resend)',
+          },
+        ]
+      : []),
+  ];
+  const all = [...batches, ...added];
+  const sent = idsIn(idStates(ids, all), 'sent');
+  return { result: { ...(result as object), ids, batches: all, sent }, done: false };
+}
+
+/** Records a person's decision about a single call of unknown outcome. */
+function decideCall(jobId: number, result: unknown, decisions: RetryDecisions): { result: unknown; done: boolean } {
+  const call = callOf(result);
+  if (!call || (call.outcome !== 'unknown' && call.outcome !== 'sending'))
+    throw new JobStateError(`job ${jobId} has no call of unknown outcome; retry it without --resend or --mark-sent`);
+  if (decisions.resend !== undefined && decisions.markSent !== undefined)
+    throw new JobStateError('--resend and --mark-sent: choose one');
+  if (decisions.markSent !== undefined)
+    return {
+      result: {
+        ...(result as object),
+        call: { ...call, outcome: 'done', checked: 'marked done by a person (jobs retry --mark-sent)' },
+      },
+      done: true,
+    };
+  return { result: { ...(result as object), call: { ...call, decision: 'resend' } }, done: false };
 }
 
 export async function cancelJob(db: Kysely<Database>, id: number): Promise<void> {

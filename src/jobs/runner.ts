@@ -26,8 +26,10 @@ import { errorMessage } from '../errors.js';
 import { logger as defaultLogger } from '../log.js';
 import { refreshRecords, type RefreshTarget } from '../sync/index.js';
 import { JobFailure } from './errors.js';
-import { kindNamed, parseJob, type JobContext, type JobRow } from './kinds.js';
-import { DEFAULT_BACKOFF, dispose, type Backoff } from './outcome.js';
+import { kindNamed, parseJob, type HandlerOutcome, type JobContext, type JobKind, type JobRow } from './kinds.js';
+import { DEFAULT_BACKOFF, classifyFailure, type Backoff } from './outcome.js';
+import { callOf, callUnknown, resolveCommands, type CallRecord } from './ledger.js';
+import { UnresolvedOutcomeError } from './errors.js';
 import {
   claimNext,
   hasRunnable,
@@ -86,6 +88,7 @@ export class JobRunner extends EventEmitter {
   private timer: NodeJS.Timeout | undefined;
   private listening: Promise<(() => Promise<void>) | undefined> | undefined;
   private readonly inFlight = new Set<Promise<unknown>>();
+  private databaseTrouble: { since: Date; error: string } | null = null;
 
   constructor(deps: RunnerDeps) {
     super();
@@ -100,6 +103,11 @@ export class JobRunner extends EventEmitter {
   /** The id of the job being carried out right now, if any. */
   get current(): number | null {
     return this.currentId;
+  }
+
+  /** Null while the runner can work; else since when and why it cannot reach the database. */
+  get trouble(): { since: Date; error: string } | null {
+    return this.databaseTrouble;
   }
 
   /** `finished`: after every attempt. `recovered`: a job a dead worker left running was re-queued, failed or interrupted. */
@@ -134,8 +142,13 @@ export class JobRunner extends EventEmitter {
     this.started = true;
     this.stopping = false;
     const channel = `${this.database.schema}_jobs`;
+    // Every (re)subscription wakes the runner: jobs may have been queued while it could not hear.
     this.listening = this.database
-      .listen(channel, () => this.wake())
+      .listen(
+        channel,
+        () => this.wake(),
+        () => this.wake(),
+      )
       .catch((error: unknown) => {
         this.log.warn({ channel, error: errorMessage(error) }, 'cannot LISTEN for new jobs; polling only');
         return undefined;
@@ -188,7 +201,11 @@ export class JobRunner extends EventEmitter {
           break;
         }
       }
+      if (this.databaseTrouble) this.log.info('job runner: the database answers again');
+      this.databaseTrouble = null;
     } catch (error) {
+      this.databaseTrouble ??= { since: new Date(), error: errorMessage(error) };
+      this.databaseTrouble.error = errorMessage(error);
       this.log.error({ error: errorMessage(error) }, 'job runner: database error; trying again later');
     }
     if (!this.stopping) this.timer = setTimeout(() => this.wake(), nextMs);
@@ -224,10 +241,11 @@ export class JobRunner extends EventEmitter {
         try {
           return await this.execute(conn, job);
         } finally {
-          if (relaxed) await sql`reset synchronous_commit`.execute(conn);
+          if (relaxed) await sql`reset synchronous_commit`.execute(conn).catch(() => undefined);
         }
       } finally {
-        await sql`select pg_advisory_unlock(${key})`.execute(conn);
+        // A lost connection took the lock with it; the first error is the one to report.
+        await sql`select pg_advisory_unlock(${key})`.execute(conn).catch(() => undefined);
       }
     });
   }
@@ -269,19 +287,22 @@ export class JobRunner extends EventEmitter {
         log,
         saveProgress: (result) => saveProgress(db, job.id, result),
       };
-      const outcome = await kind.run(ctx, payload);
+      const outcome =
+        kind.idempotent || kind.tracksCalls ? await kind.run(ctx, payload) : await this.callOnce(ctx, kind, payload);
       const refresh = await this.refresh(db, outcome.touched, log);
       await markSucceeded(db, job.id, { ...outcome.result, refresh });
       finished = { id: job.id, kind: job.kind, status: 'succeeded', attempt: job.attempts, durationMs: 0 };
       log.info({ ms: Math.round(performance.now() - started) }, 'job succeeded');
     } catch (error) {
-      const disposition = dispose(
-        error,
-        job,
-        kindNamed(job.kind),
-        this.api.requestsMade > requestsBefore,
-        this.backoff,
-      );
+      const kind = kindNamed(job.kind);
+      const disposition = classifyFailure(error, job, kind, this.api.requestsMade > requestsBefore, this.backoff);
+      const call = kind && !kind.idempotent && !kind.tracksCalls ? callOf(job.result) : null;
+      if (call?.outcome === 'sending' && job.attempts > 0) {
+        // The call this attempt made: refused (nothing happened) or of unknown outcome.
+        await mergeResult(db, job.id, {
+          call: { ...call, outcome: disposition.status === 'interrupted' ? 'unknown' : 'failed' },
+        });
+      }
       if (error instanceof JobFailure && error.touched.length > 0) {
         await mergeResult(db, job.id, { refresh: await this.refresh(db, error.touched, log) });
       }
@@ -309,6 +330,39 @@ export class JobRunner extends EventEmitter {
     finished.durationMs = Math.round(performance.now() - started);
     this.emit('finished', finished);
     return finished;
+  }
+
+  /**
+   * Runs a kind's single call that is not safe to repeat, recorded in `result.call` before it goes
+   * out. A call of unknown outcome from an earlier attempt is not made again unless the service
+   * shows it did not happen (the kind's `reconcile`) or a person chose to (`jobs retry --resend`).
+   */
+  private async callOnce(ctx: JobContext, kind: JobKind, payload: unknown): Promise<HandlerOutcome> {
+    const { job } = ctx;
+    const previous = callOf(job.result);
+    if (callUnknown(previous)) {
+      const found = kind.reconcile ? await kind.reconcile(ctx, payload, previous!) : null;
+      if (found?.happened === true) {
+        ctx.log.info({ checked: found.checked }, 'the call of an earlier attempt took effect; not calling again');
+        const outcome = found.outcome ?? { result: {}, touched: [] };
+        return {
+          ...outcome,
+          result: { ...outcome.result, call: { ...previous!, outcome: 'done', checked: found.checked } },
+        };
+      }
+      if (found?.happened !== false) {
+        const checked = found ? found.checked : 'the service gives no way to tell';
+        throw new UnresolvedOutcomeError(
+          `the call of attempt ${previous!.attempt} may have taken effect (${checked}); ${resolveCommands(job.id, null)}`,
+        );
+      }
+      ctx.log.info({ checked: found.checked }, 'the call of an earlier attempt did not take effect; calling again');
+    }
+    const call: CallRecord = { attempt: job.attempts, outcome: 'sending', started_at: new Date().toISOString() };
+    await ctx.saveProgress({ call });
+    job.result = { call };
+    const outcome = await kind.run(ctx, payload);
+    return { ...outcome, result: { ...outcome.result, call: { ...call, outcome: 'done' } } };
   }
 
   /** Re-reads the touched records into the mirror; a failure here does not fail the job (the next sync catches up). */

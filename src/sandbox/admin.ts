@@ -40,6 +40,7 @@ export function adminHandler(sandbox: () => Sandbox) {
       sb.clearCalls();
       return text(200, 'OK');
     }
+    if (route === 'GET sent') return json(JSON.stringify(sb.store.sentSavedIds()));
     if (route === 'GET knobs') return json(JSON.stringify(sb.knobs));
     if (route === 'PUT knobs' || route === 'POST knobs') {
       let checked: Partial<Knobs>;

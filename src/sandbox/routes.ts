@@ -176,9 +176,12 @@ export async function route(ctx: RouteContext, req: ApiRequest): Promise<Reply> 
 
 async function sendSaved(ctx: RouteContext, body: unknown): Promise<Reply> {
   const { ids, deleteAfter } = act.readSendBody(ctx.account, body);
-  await ctx.sendDelay(ids.length);
-  // Sent one after the other; one deleted meanwhile is skipped.
-  for (const id of ids) ctx.account.sendSaved(id, deleteAfter);
+  // Sent one after the other, each taking its time; one deleted meanwhile is skipped. A caller that
+  // goes away does not stop it: like the service, the sandbox finishes what it was asked.
+  for (const id of ids) {
+    await ctx.sendDelay(1);
+    ctx.account.sendSaved(id, deleteAfter);
+  }
   return text(200, 'OK');
 }
 

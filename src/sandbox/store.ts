@@ -29,6 +29,8 @@ export interface SandboxStore {
   delete(entity: SandboxEntity, id: number): void;
   restore(entity: SandboxEntity, id: number): void;
   sentInvoices(): Record<string, unknown>[];
+  /** The saved invoices sent so far, in order (one sent twice is listed twice). */
+  sentSavedIds(): number[];
   /** Extra: `count` random changes (update, delete, insert, restore), deterministic per seed; returns what changed. */
   churn(count: number): ChurnChange[];
 }
@@ -105,6 +107,12 @@ export class Account {
     return undefined;
   }
 
+  /**
+   * Every saved invoice the service sent, in order, with the sent invoice it became: a test can
+   * see exactly what went out (a saved invoice sent twice is in it twice).
+   */
+  readonly sendLog: { savedId: number; invoiceId: number; at: string }[] = [];
+
   /** Turn a saved invoice into a sent invoice (and drop the saved one when asked). */
   sendSaved(id: number, deleteAfter: boolean): Rec | undefined {
     const saved = this.tables.saved_invoices.get(id);
@@ -113,6 +121,7 @@ export class Account {
     const invId = this.invoices.nextId();
     const invoice = sentInvoiceFrom(saved, invId, `${today.slice(0, 4)}-${String(invId).padStart(5, '0')}`, today);
     this.invoices.put(invId, invoice);
+    this.sendLog.push({ savedId: id, invoiceId: invId, at: new Date().toISOString() });
     const client = this.client(saved.clientnr);
     if (client) {
       client.lastinvoice = today;
@@ -309,6 +318,7 @@ export function storeFacade(account: Account): SandboxStore {
       if (!table(entity).restore(id)) throw new Error(`${entity} ${id} is not a deleted record`);
     },
     sentInvoices: () => JSON.parse(account.invoices.page(0, -1).toString('utf8')) as Rec[],
+    sentSavedIds: () => account.sendLog.map((entry) => entry.savedId),
     churn: (count) => account.churn(count),
   };
 }

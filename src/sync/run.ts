@@ -124,9 +124,31 @@ export async function runSync(deps: SyncDeps, options: SyncOptions): Promise<Syn
         .where('status', '=', 'running')
         .where('kind', 'in', ['backfill', 'sync'])
         .execute();
-      return await pullAll(db, deps, options, definitions, log);
+      const run = await db
+        .insertInto('sync_runs')
+        .values({ kind: options.kind, entities: definitions.map((d) => d.name) })
+        .returning(['id'])
+        .executeTakeFirstOrThrow();
+      const runId = Number(run.id);
+      try {
+        return await pullAll(db, deps, options, definitions, runId, log);
+      } catch (error) {
+        // The run's own connection failed (the database restarted, the backend was ended): the
+        // pull stops, and the run is marked failed through another connection of the pool.
+        const message = `the pull stopped: ${errorMessage(error)}`;
+        log.error({ runId, error: errorMessage(error) }, 'sync run failed');
+        await deps.db
+          .updateTable('sync_runs')
+          .set({ status: 'failed', finished_at: new Date(), error: message })
+          .where('id', '=', runId)
+          .where('status', '=', 'running')
+          .execute()
+          .catch(() => undefined);
+        throw new RunError(`run ${runId} failed: ${message}`);
+      }
     } finally {
-      await sql`select pg_advisory_unlock(${lockKey(deps.schema, 'sync')})`.execute(db);
+      // A lost connection took the lock with it.
+      await sql`select pg_advisory_unlock(${lockKey(deps.schema, 'sync')})`.execute(db).catch(() => undefined);
     }
   });
 }
@@ -136,14 +158,9 @@ async function pullAll(
   deps: SyncDeps,
   options: SyncOptions,
   definitions: readonly EntityDefinition[],
+  runId: number,
   log: Logger,
 ): Promise<SyncOutcome> {
-  const run = await db
-    .insertInto('sync_runs')
-    .values({ kind: options.kind, entities: definitions.map((d) => d.name) })
-    .returning(['id'])
-    .executeTakeFirstOrThrow();
-  const runId = Number(run.id);
   const requestsAtStart = deps.client.requestsMade;
   const outcomes: Partial<Record<MirrorTable, EntityOutcome>> = {};
   let stopReason: string | null = null;

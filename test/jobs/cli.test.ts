@@ -83,10 +83,11 @@ describe('jobs add, list, show, cancel, retry', () => {
 });
 
 describe('a worker killed during a send', () => {
-  it('leaves the job interrupted, and it is not sent again without jobs retry', async () => {
+  it('leaves the job interrupted; a retry never sends again what may have been sent, and the person decides', async () => {
     const { handle } = env.database.current;
     const id = await insertJob(handle, 'send_saved_invoices', { ids: [33, 34], delete: false });
-    env.box.sandbox.knobs.sendMsPerInvoice = 1000;
+    const sentBefore = env.box.sandbox.store.sentSavedIds().length;
+    env.box.sandbox.knobs.sendMsPerInvoice = 300;
     env.box.sandbox.clearCalls();
     const child = spawn(process.execPath, [CLI_PATH, 'jobs', 'run'], {
       env: { ...process.env, ...cliEnv(), LOG_LEVEL: 'warn' },
@@ -95,13 +96,16 @@ describe('a worker killed during a send', () => {
     while (!env.box.sandbox.calls.some((c) => c.method === 'POST')) await sleep(10);
     child.kill('SIGKILL');
     await new Promise((resolve) => child.on('close', resolve));
-    env.box.sandbox.knobs.sendMsPerInvoice = 20;
     expect((await jobRow(handle, id)).status).toBe('running');
+    // The service finishes the call the worker no longer waits for.
+    while (env.box.sandbox.store.sentSavedIds().length < sentBefore + 2) await sleep(20);
+    env.box.sandbox.knobs.sendMsPerInvoice = 20;
 
     // The next runner recovers it as interrupted, and sends nothing.
     env.box.sandbox.clearCalls();
     const next = await cli('run');
-    const message = `interrupted: the worker stopped during attempt 1, so its outcome is unknown; 0 of 2 invoices confirmed sent (the call with ids 33, 34 was in flight); a retry sends only the ids not confirmed sent; check the service, then run 'invoice-mirror jobs retry ${id}' to run it again, or 'invoice-mirror jobs cancel ${id}'`;
+    const commands = `check the service; if it happened, run 'invoice-mirror jobs retry ${id} --mark-sent 33,34'; if it did not, run 'invoice-mirror jobs retry ${id} --resend 33,34'`;
+    const message = `interrupted: the worker stopped during attempt 1: ids 33, 34 may have been sent (their call was in flight); 0 of 2 confirmed sent. A retry first checks the service for them where it can, and sends only the ids certainly not sent; ${commands}`;
     expect(next.stdout).toBe(
       `job ${id} send_saved_invoices: left running by a worker that stopped; now interrupted (${message})\nran 0 jobs: 0 succeeded, 0 failed, 0 interrupted\n`,
     );
@@ -110,20 +114,35 @@ describe('a worker killed during a send', () => {
     expect(job.status).toBe('interrupted');
     expect(job.last_error).toBe(message);
     expect((job.result as { batches: Array<{ outcome: string }> }).batches.map((b) => b.outcome)).toEqual(['unknown']);
+    expect((await cli('show', String(id))).stdout).toContain('ids by state:\n  may have been sent (unknown): 33, 34\n');
     expect((await cli('run')).stdout).toBe('ran 0 jobs: 0 succeeded, 0 failed, 0 interrupted\n');
     expect(writeCalls(env.box.sandbox)).toEqual([]);
 
-    // A person decides: retry sends it.
-    expect((await cli('retry', String(id))).code).toBe(0);
+    // A plain retry: with delete false the service cannot tell, so nothing is sent and the commands are given.
+    expect(await cli('retry', String(id))).toMatchObject({ code: 0, stdout: `job ${id} queued\n` });
     const retried = await cli('run');
-    expect(retried.code).toBe(0);
-    expect(writeCalls(env.box.sandbox).map((c) => JSON.parse(c.body!).id)).toEqual([[33, 34]]);
+    expect(retried.code).toBe(1);
+    expect(retried.stdout).toContain(
+      `2 of 2 invoices may have been sent (ids 33, 34): with delete false a sent invoice stays a saved invoice`,
+    );
+    expect(retried.stdout).toContain(commands);
+    expect(writeCalls(env.box.sandbox)).toEqual([]);
+
+    // Wrong ids are refused; the person checked and saw them sent.
+    expect(await cli('retry', String(id), '--resend', '35')).toMatchObject({
+      code: 1,
+      stderr: `invoice-mirror: --resend: 35 is not an id of unknown outcome in job ${id} (those are: 33, 34)\n`,
+    });
+    expect(await cli('retry', String(id), '--mark-sent', '33,34')).toMatchObject({
+      code: 0,
+      stdout: `job ${id} queued\n`,
+    });
+    expect((await cli('run')).code).toBe(0);
     job = await jobRow(handle, id);
     expect(job.status).toBe('succeeded');
-    expect((job.result as { batches: Array<{ outcome: string }> }).batches.map((b) => b.outcome)).toEqual([
-      'unknown',
-      'sent',
-    ]);
+    expect(writeCalls(env.box.sandbox)).toEqual([]);
+    // Each went out exactly once.
+    expect(env.box.sandbox.store.sentSavedIds().slice(sentBefore)).toEqual([33, 34]);
   }, 60_000);
 });
 

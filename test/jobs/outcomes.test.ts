@@ -109,7 +109,7 @@ describe('retryable failures', () => {
 });
 
 describe('unknown outcomes of actions that are not safe to repeat', () => {
-  it('a create whose answer is lost becomes interrupted and waits for jobs retry', async () => {
+  it('a create whose answer is lost becomes interrupted, and is made again only when a person says so', async () => {
     const id = await insertJob(handle(), 'create_client', { client: { company: 'Lost Answer BV' } });
     env.box.sandbox.failNext('drop', 1, { method: 'POST' });
     env.box.sandbox.clearCalls();
@@ -117,23 +117,54 @@ describe('unknown outcomes of actions that are not safe to repeat', () => {
     let job = await jobRow(handle(), id);
     expect(job.status).toBe('interrupted');
     expect(job.last_error).toMatch(
-      /^POST \/clients: outcome unknown: connection dropped .*; check the service, then run 'invoice-mirror jobs retry \d+' to run it again, or 'invoice-mirror jobs cancel \d+'$/,
+      new RegExp(
+        `^POST /clients: outcome unknown: connection dropped .*; a retry first checks the service where it can; check the service; if it happened, run 'invoice-mirror jobs retry ${id} --mark-sent'; if it did not, run 'invoice-mirror jobs retry ${id} --resend'$`,
+      ),
     );
+    expect((job.result as { call: { outcome: string } }).call.outcome).toBe('unknown');
     expect(writeCalls(env.box.sandbox)).toHaveLength(1);
 
     env.box.sandbox.clearCalls();
     expect(await run()).toEqual({ ran: 0, failed: 0 });
     expect(env.box.sandbox.calls).toEqual([]);
 
+    // A plain retry cannot tell whether the client was created: it makes no call and asks again.
     await retryJob(handle().db, id);
+    expect(await run()).toEqual({ ran: 1, failed: 1 });
+    job = await jobRow(handle(), id);
+    expect(job.status).toBe('interrupted');
+    expect(job.last_error).toMatch(
+      /^the call of attempt 1 may have taken effect \(the service gives no way to tell\); check the service/,
+    );
+    expect(env.box.sandbox.calls).toEqual([]);
+
+    await retryJob(handle().db, id, { resend: true });
     expect(await run()).toEqual({ ran: 1, failed: 0 });
     job = await jobRow(handle(), id);
     expect(job.status).toBe('succeeded');
-    expect(job.errors).toHaveLength(1);
+    expect(job.errors).toHaveLength(2);
+    expect(writeCalls(env.box.sandbox)).toHaveLength(1);
+  });
+
+  it('a single call marked sent by a person succeeds without a call', async () => {
+    const id = await insertJob(handle(), 'create_product', { product: { name: 'made by hand meanwhile' } });
+    env.box.sandbox.failNext('drop', 1, { method: 'POST' });
+    expect(await run()).toEqual({ ran: 1, failed: 1 });
+    env.box.sandbox.clearCalls();
+    expect(await retryJob(handle().db, id, { markSent: true })).toBe('succeeded');
+    expect(await run()).toEqual({ ran: 0, failed: 0 });
+    expect(env.box.sandbox.calls).toEqual([]);
+    const job = await jobRow(handle(), id);
+    expect((job.result as { call: { outcome: string; checked: string } }).call).toMatchObject({
+      outcome: 'done',
+      checked: 'marked done by a person (jobs retry --mark-sent)',
+    });
+    await expect(retryJob(handle().db, id, { resend: true })).rejects.toThrow(/is succeeded; only a failed/);
   });
 
   it('a send that fails part-way records the batches sent, and jobs retry sends only the rest', async () => {
     const ids = Array.from({ length: 25 }, (_, i) => i + 6); // 6..30
+    const sentBefore = env.box.sandbox.store.sentSavedIds().length;
     const id = await insertJob(handle(), 'send_saved_invoices', { ids, delete: true });
     env.box.sandbox.clearCalls();
     env.box.sandbox.knobs.sendMsPerInvoice = 20;
@@ -147,7 +178,7 @@ describe('unknown outcomes of actions that are not safe to repeat', () => {
     let job = await jobRow(handle(), id);
     expect(job.status).toBe('interrupted');
     expect(job.last_error).toMatch(
-      /^10 of 25 invoices confirmed sent; the call with ids 16, 17, .*, 25 may or may not have been sent: POST \/invoices_saved: outcome unknown: 500 server error.*; a retry sends only the 15 not confirmed sent; check the service, then run 'invoice-mirror jobs retry \d+'/,
+      /^10 of 25 invoices confirmed sent; the call with ids 16, 17, .*, 25 may have been sent: POST \/invoices_saved: outcome unknown: 500 server error.*; a retry first checks the service for them where it can, and sends only the ids certainly not sent; check the service; if it happened, run 'invoice-mirror jobs retry \d+ --mark-sent 16,17,18,19,20,21,22,23,24,25'; if it did not, run 'invoice-mirror jobs retry \d+ --resend 16,17,18,19,20,21,22,23,24,25'$/,
     );
     let result = job.result as {
       sent: number[];
@@ -164,19 +195,36 @@ describe('unknown outcomes of actions that are not safe to repeat', () => {
     expect((await mirrorRow(handle(), 'saved_invoices', 6))!.deleted_at).not.toBeNull();
     expect((await mirrorRow(handle(), 'saved_invoices', 16))!.deleted_at).toBeNull();
 
+    // A plain retry checks the ten with the service: still saved invoices, but their call began too
+    // recently to be sure it is over; so only the five never sent go out, and the ten wait.
     env.box.sandbox.clearCalls();
     await retryJob(handle().db, id);
+    expect(await run()).toEqual({ ran: 1, failed: 1 });
+    expect(writeCalls(env.box.sandbox).map((c) => (JSON.parse(c.body!) as { id: number[] }).id)).toEqual([
+      ids.slice(20),
+    ]);
+    job = await jobRow(handle(), id);
+    expect(job.status).toBe('interrupted');
+    expect(job.last_error).toMatch(
+      /^10 of 25 invoices may have been sent \(ids 16, .*, 25\): their calls began too recently .*; 15 confirmed sent, 5 of them now; check the service; .*--resend 16,17,18,19,20,21,22,23,24,25'$/,
+    );
+
+    // The person checked: not sent. Now they go.
+    env.box.sandbox.clearCalls();
+    expect(await retryJob(handle().db, id, { resend: 'unknown' })).toBe('queued');
     expect(await run()).toEqual({ ran: 1, failed: 0 });
     expect(writeCalls(env.box.sandbox).map((c) => (JSON.parse(c.body!) as { id: number[] }).id)).toEqual([
       ids.slice(10, 20),
-      ids.slice(20),
     ]);
     job = await jobRow(handle(), id);
     expect(job.status).toBe('succeeded');
     result = job.result as typeof result;
-    expect(result.sent).toEqual(ids);
-    expect(result.batches.map((b) => b.outcome)).toEqual(['sent', 'unknown', 'sent', 'sent']);
+    expect([...result.sent].sort((a, b) => a - b)).toEqual(ids);
+    expect(result.batches.map((b) => b.outcome)).toEqual(['sent', 'unknown', 'sent', 'unsent', 'sent']);
     for (const invoice of ids) expect(env.box.sandbox.store.get('saved_invoices', invoice)).toBeUndefined();
+    // Every id went out exactly once.
+    const sentTimes = env.box.sandbox.store.sentSavedIds().slice(sentBefore);
+    expect([...sentTimes].sort((a, b) => a - b)).toEqual(ids);
   });
 });
 
@@ -203,7 +251,7 @@ describe('jobs left running by a dead worker', () => {
     const interrupted = await jobRow(handle(), create);
     expect(interrupted.status).toBe('interrupted');
     expect(interrupted.last_error).toMatch(
-      /^interrupted: the worker stopped during attempt 1, so its outcome is unknown; check the service/,
+      /^interrupted: the worker stopped during attempt 1 during its call, which may have taken effect; a retry first checks the service where it can; check the service/,
     );
     expect(writeCalls(env.box.sandbox).map((c) => c.path)).toEqual(['/api/v1/products/6']);
   });
