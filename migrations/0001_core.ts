@@ -6,7 +6,8 @@
 import { sql, type ColumnType, type Generated, type Kysely } from 'kysely';
 
 export type SyncRunKind = 'backfill' | 'sync' | 'refresh';
-export type SyncRunStatus = 'running' | 'succeeded' | 'failed' | 'partial';
+/** `interrupted` from 0009 on. */
+export type SyncRunStatus = 'running' | 'succeeded' | 'failed' | 'partial' | 'interrupted';
 export interface EntityCounts {
   fetched: number;
   inserted: number;

@@ -10,6 +10,7 @@ import * as status from './0005_status.js';
 import * as writePath from './0006_write_path.js';
 import * as deletedIndex from './0007_deleted_index.js';
 import * as dataSafety from './0008_data_safety.js';
+import * as interruptedRuns from './0009_interrupted_runs.js';
 
 export interface Migration {
   name: string;
@@ -24,4 +25,5 @@ export const migrations: Migration[] = [
   { name: '0006_write_path', up: writePath.up },
   { name: '0007_deleted_index', up: deletedIndex.up },
   { name: '0008_data_safety', up: dataSafety.up },
+  { name: '0009_interrupted_runs', up: interruptedRuns.up },
 ];

@@ -1,11 +1,12 @@
 /**
- * What a command runs with: the validated configuration and an open, migrated database.
+ * What a command runs with: the validated configuration and an open database whose schema is
+ * current (migrated by the commands that migrate, checked by the others).
  */
-import { InvoicingClient } from './api/index.js';
-import { apiCredentials, type Config } from './config.js';
-import { ConfigError } from './errors.js';
-import { migrate, openDatabase, serviceLock, type DatabaseHandle } from './db/index.js';
+import type { Config } from './config.js';
+import { ConfigError, RunError } from './errors.js';
+import { migrate, openDatabase, schemaProblem, type DatabaseHandle } from './db/index.js';
 import { logger } from './log.js';
+import type { InvoicingClient } from './api/index.js';
 import type { SyncDeps } from './sync/run.js';
 
 export interface App {
@@ -14,44 +15,44 @@ export interface App {
   close(): Promise<void>;
 }
 
-/** Opens the database and applies pending migrations (every command migrates first). */
-export async function openApp(config: Config): Promise<App> {
+export interface DatabaseNeeds {
+  /**
+   * `always`: the `migrate` command; `auto`: the commands that keep the mirror (sync, backfill,
+   * daemon, jobs run) migrate unless AUTO_MIGRATE is off; `never` (default): the schema is only
+   * checked, so a role that can only read can run the command. Only commands that migrate create
+   * the embedded database; the others say when there is none.
+   */
+  migrate?: 'always' | 'auto' | 'never';
+  /** Every session read-only (the `sql` command). */
+  readOnly?: boolean;
+}
+
+export async function openApp(config: Config, needs: DatabaseNeeds = {}): Promise<App> {
+  const migrates = needs.migrate === 'always' || (needs.migrate === 'auto' && config.autoMigrate);
   const database = await openDatabase({
     databaseUrl: config.databaseUrl,
     embeddedDbDir: config.embeddedDbDir,
     schema: config.schema,
     poolSize: config.dbPoolSize,
+    create: needs.migrate === 'always' || needs.migrate === 'auto',
+    readOnly: needs.readOnly,
   });
   try {
-    const applied = await migrate(database.db, config.schema);
-    if (applied.length > 0) logger.info({ migrations: applied, schema: config.schema }, 'applied migrations');
+    if (migrates) {
+      const applied = await migrate(database.db, config.schema);
+      if (applied.length > 0) logger.info({ migrations: applied, schema: config.schema }, 'applied migrations');
+    } else {
+      const problem = await schemaProblem(database.db, config.schema);
+      if (problem) {
+        const off = needs.migrate === 'auto' ? ' (AUTO_MIGRATE is off)' : '';
+        throw new RunError(`${problem} in ${database.location}; run 'invoice-mirror migrate'${off}`);
+      }
+    }
   } catch (error) {
     await database.close();
     throw error;
   }
   return { config, database, close: () => database.close() };
-}
-
-/**
- * The one client of the process for the configured account (see src/api). Its requests hold the
- * mirror's service lock, so processes sharing the database never call the service at once.
- */
-export function createApiClient(app: Pick<App, 'config' | 'database'>): InvoicingClient {
-  const { config } = app;
-  const { user, apiKey } = apiCredentials(config);
-  return new InvoicingClient({
-    baseUrl: config.api.url,
-    user,
-    apiKey,
-    pageSize: config.api.pageSize,
-    requestsPerHour: config.api.requestsPerHour,
-    timeoutMs: config.api.timeoutMs,
-    sendMsPerInvoice: config.api.sendMsPerInvoice,
-    rateLimitPauseMs: config.api.rateLimitPauseMs,
-    maxRetries: config.api.maxRetries,
-    exclusive: serviceLock(app.database),
-    logger,
-  });
 }
 
 /**
@@ -71,7 +72,6 @@ export function minimumPoolSize(work: Work): number {
 
 /** Refuses, before any work starts, a pool too small for the connections the command holds at once. */
 export function checkPoolSize(config: Config, work: Work): void {
-  if (config.databaseUrl === undefined) return; // the embedded database is one connection, shared
   const needed = minimumPoolSize(work);
   if (config.dbPoolSize < needed) {
     const holds =
@@ -88,8 +88,7 @@ export function checkPoolSize(config: Config, work: Work): void {
 
 /**
  * What the sync engine needs. Pages are written two at a time on their own connections when the
- * pool has room beside what the command holds, else on the run's own connection; one on the
- * single-connection embedded database. `allowDeletes` (from `--allow-deletes`) adds to the
+ * pool has room beside what the command holds, else on the run's own connection. `allowDeletes` (from `--allow-deletes`) adds to the
  * ALLOW_DELETES setting.
  */
 export function syncDeps(
@@ -105,10 +104,7 @@ export function syncDeps(
     client,
     schema: app.config.schema,
     logger,
-    writeConcurrency:
-      app.database.kind === 'postgres'
-        ? Math.max(1, Math.min(2, app.config.dbPoolSize - PINNED[work] - FREE[work]))
-        : 1,
+    writeConcurrency: Math.max(1, Math.min(2, app.config.dbPoolSize - PINNED[work] - FREE[work])),
     deletes: { ...deletes, allow },
   };
 }

@@ -93,6 +93,16 @@ const entityList = z.preprocess(
     }),
 );
 
+/** A yes/no setting: true/false, yes/no, 1/0, on/off. */
+const flag = (fallback: boolean) =>
+  z.preprocess(
+    (value) => (typeof value === 'string' ? blankToUndefined(value.trim().toLowerCase()) : value),
+    z
+      .enum(['true', 'false', 'yes', 'no', '1', '0', 'on', 'off'], { message: 'must be true or false' })
+      .optional()
+      .transform((text) => (text === undefined ? fallback : ['true', 'yes', '1', 'on'].includes(text))),
+  );
+
 export const settingsSchema = z.object({
   DATABASE_URL: postgresUrl,
   EMBEDDED_DB_DIR: z.preprocess(blankToUndefined, z.string().default('./.invoice-mirror/db')),
@@ -132,17 +142,20 @@ export const settingsSchema = z.object({
   JOB_MAX_ATTEMPTS: integer('JOB_MAX_ATTEMPTS', 1, 100, 5),
   SHUTDOWN_TIMEOUT_MS: integer('SHUTDOWN_TIMEOUT_MS', 0, 600_000, 30_000),
   DB_POOL_SIZE: integer('DB_POOL_SIZE', 1, 100, 5),
+  AUTO_MIGRATE: flag(true),
   DELETE_GUARD_PERCENT: integer('DELETE_GUARD_PERCENT', 0, 100, 10),
   DELETE_GUARD_ROWS: integer('DELETE_GUARD_ROWS', 0, 1_000_000_000, 5),
   ALLOW_DELETES: entityList,
 });
 
 export interface Config {
-  /** Unset: the embedded PGlite database in `embeddedDbDir`. */
+  /** Unset: the embedded PostgreSQL server of `embeddedDbDir`. */
   databaseUrl: string | undefined;
   embeddedDbDir: string;
   schema: string;
   dbPoolSize: number;
+  /** Whether the commands that migrate (sync, backfill, daemon, jobs run) apply pending migrations. */
+  autoMigrate: boolean;
   api: {
     url: string;
     /** Unset when not configured: commands that call the service use `apiCredentials`. */
@@ -208,6 +221,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     embeddedDbDir: s.EMBEDDED_DB_DIR,
     schema: s.MIRROR_SCHEMA,
     dbPoolSize: s.DB_POOL_SIZE,
+    autoMigrate: s.AUTO_MIGRATE,
     api: {
       url: s.INVOICING_API_URL,
       user,

@@ -3,8 +3,8 @@
  * loads the configuration, opens the app when the command needs the database, and turns expected
  * failures into one line on stderr and an exit code.
  */
-import { openApp, type App } from '../app.js';
-import { loadConfig, type Config } from '../config.js';
+import { checkPoolSize, openApp, type App, type DatabaseNeeds, type Work } from '../app.js';
+import { apiCredentials, loadConfig, type Config } from '../config.js';
 import { CliError, UsageError, errorMessage, isConnectionLost } from '../errors.js';
 import { logger, scrub, setLogLevel } from '../log.js';
 
@@ -14,21 +14,34 @@ export function loadSettings(): Config {
   return config;
 }
 
-/** Wraps a command that works on the mirror database. */
-/** `run` returns the exit code, or nothing for success. */
+/** What a command needs, checked or prepared before it runs. */
+export interface CommandNeeds extends DatabaseNeeds {
+  /** The connections it holds at once: DB_POOL_SIZE is checked before the database is opened. */
+  work?: Work;
+  /** It calls the service: the credentials are checked before the database is opened. */
+  callsService?: boolean;
+}
+
+/**
+ * Wraps a command that works on the mirror database. Settings and credentials are checked before
+ * any database is opened or created. `run` returns the exit code, or nothing for success.
+ */
 export function withApp<A extends unknown[]>(
+  needs: CommandNeeds,
   // biome-ignore lint/suspicious/noConfusingVoidType: a command that returns nothing succeeded
   run: (app: App, ...args: A) => Promise<number | void>,
 ) {
   return async (...args: A): Promise<void> => {
-    const app = await openApp(loadSettings());
+    const config = loadSettings();
+    if (needs.work) checkPoolSize(config, needs.work);
+    if (needs.callsService) apiCredentials(config);
+    const app = await openApp(config, needs);
     let code: number | undefined;
     try {
       code = (await run(app, ...args)) ?? undefined;
     } finally {
       await app.close();
     }
-    // Set after closing: shutting down the embedded database's runtime resets process.exitCode.
     if (typeof code === 'number') process.exitCode = code;
   };
 }

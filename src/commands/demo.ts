@@ -5,8 +5,10 @@
  * never touches the real mirror), queues and runs a few jobs, shows what changed, prints a report.
  */
 import type { Command } from 'commander';
+import { addCommand } from './catalogue.js';
 import { sql } from 'kysely';
-import { checkPoolSize, createApiClient, openApp, syncDeps } from '../app.js';
+import { checkPoolSize, openApp, syncDeps } from '../app.js';
+import { createApiClient } from '../service-client.js';
 import type { Config } from '../config.js';
 import { migrate } from '../db/index.js';
 import { RunError } from '../errors.js';
@@ -26,11 +28,7 @@ function heading(text: string): void {
 }
 
 export function registerDemoCommand(program: Command): void {
-  program
-    .command('demo')
-    .description(
-      `try everything against the built-in sandbox: backfill, jobs, changes, a report (schema ${DEMO_SCHEMA})`,
-    )
+  addCommand(program, 'demo')
     .option('--records <n>', 'records the sandbox generates', positiveInteger('--records'), 500)
     .action(async (options: { records: number }) => {
       const settings = loadSettings();
@@ -43,7 +41,7 @@ export function registerDemoCommand(program: Command): void {
         api: { ...settings.api, url: sandbox.url, user: sandbox.user, apiKey: sandbox.apiKey },
       };
       checkPoolSize(config, 'sync');
-      const app = await openApp(config).catch(async (error: unknown) => {
+      const app = await openApp(config, { migrate: 'always' }).catch(async (error: unknown) => {
         await sandbox.close();
         throw error;
       });
@@ -53,7 +51,7 @@ export function registerDemoCommand(program: Command): void {
         await sql`drop schema if exists ${sql.id(DEMO_SCHEMA)} cascade`.execute(db);
         await migrate(db, DEMO_SCHEMA);
         process.stdout.write(
-          `invoice-mirror demo: sandbox at ${sandbox.url}, mirror in ${app.database.kind === 'embedded' ? config.embeddedDbDir : 'Postgres'} (schema ${DEMO_SCHEMA})\n`,
+          `invoice-mirror demo: sandbox at ${sandbox.url}, mirror in ${app.database.location} (schema ${DEMO_SCHEMA})\n`,
         );
 
         heading('1. Backfill: every entity of the sandbox account into the mirror');

@@ -2,7 +2,8 @@
  * `jobs add|list|show|retry|cancel|run`: queue and steer outbound actions, or drain the queue.
  */
 import type { Command } from 'commander';
-import { checkPoolSize, createApiClient } from '../app.js';
+import { addCommand } from './catalogue.js';
+import { createApiClient } from '../service-client.js';
 import { UsageError, errorMessage } from '../errors.js';
 import { OUTPUT_FORMATS, formatRows, type OutputFormat } from '../format.js';
 import { logger } from '../log.js';
@@ -68,7 +69,7 @@ function sendStates(kind: string, payload: unknown, result: unknown): [string, n
 }
 
 export function registerJobsCommands(program: Command): void {
-  const jobs = program.command('jobs').description('queue and steer outbound actions (the jobs table)');
+  const jobs = addCommand(program, 'jobs');
 
   jobs
     .command('add')
@@ -86,7 +87,7 @@ export function registerJobsCommands(program: Command): void {
     )
     .addHelpText('after', kindHelp())
     .action(
-      withApp(async (app, kind: string, json: string, options: { key?: string; maxAttempts?: number }) => {
+      withApp({}, async (app, kind: string, json: string, options: { key?: string; maxAttempts?: number }) => {
         const payload = parseJson(json);
         try {
           const { id, created } = await addJob(app.database.db, {
@@ -111,7 +112,7 @@ export function registerJobsCommands(program: Command): void {
     .option('--limit <n>', 'how many (default 50)', positiveInteger('--limit'))
     .option('--format <format>', OUTPUT_FORMATS.join(', '), choice('--format', OUTPUT_FORMATS), 'table')
     .action(
-      withApp(async (app, options: { status?: JobStatus; limit?: number; format: OutputFormat }) => {
+      withApp({}, async (app, options: { status?: JobStatus; limit?: number; format: OutputFormat }) => {
         const rows = await listJobs(app.database.db, { status: options.status, limit: options.limit });
         const columns = [
           'id',
@@ -134,7 +135,7 @@ export function registerJobsCommands(program: Command): void {
     .argument('<id>', 'job id', positiveInteger('id'))
     .option('--format <format>', 'text or json', choice('--format', ['text', 'json'] as const), 'text')
     .action(
-      withApp(async (app, id: number, options: { format: 'text' | 'json' }) => {
+      withApp({}, async (app, id: number, options: { format: 'text' | 'json' }) => {
         const job = await getJob(app.database.db, id);
         if (options.format === 'json') {
           process.stdout.write(`${JSON.stringify(job, null, 2)}\n`);
@@ -176,7 +177,7 @@ export function registerJobsCommands(program: Command): void {
       decisionList('--mark-sent'),
     )
     .action(
-      withApp(async (app, id: number, options: RetryDecisions) => {
+      withApp({}, async (app, id: number, options: RetryDecisions) => {
         const status = await retryJob(app.database.db, id, { resend: options.resend, markSent: options.markSent });
         process.stdout.write(status === 'succeeded' ? `job ${id} marked succeeded\n` : `job ${id} queued\n`);
       }),
@@ -187,7 +188,7 @@ export function registerJobsCommands(program: Command): void {
     .description('cancel a queued or interrupted job')
     .argument('<id>', 'job id', positiveInteger('id'))
     .action(
-      withApp(async (app, id: number) => {
+      withApp({}, async (app, id: number) => {
         await cancelJob(app.database.db, id);
         process.stdout.write(`job ${id} cancelled\n`);
       }),
@@ -199,8 +200,7 @@ export function registerJobsCommands(program: Command): void {
       'run queued jobs one at a time until none is runnable, then exit; exit code 1 if any failed or was interrupted',
     )
     .action(
-      withApp(async (app) => {
-        checkPoolSize(app.config, 'jobs');
+      withApp({ migrate: 'auto', work: 'jobs', callsService: true }, async (app) => {
         const client = createApiClient(app);
         const runner = new JobRunner({ database: app.database, client, config: app.config, logger });
         const counts = { succeeded: 0, failed: 0, queued: 0, interrupted: 0 };

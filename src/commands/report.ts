@@ -2,15 +2,14 @@
  * `invoice-mirror report [NAME]`: without a name, lists the built-in reports; with one, prints it.
  */
 import type { Command } from 'commander';
+import { addCommand } from './catalogue.js';
 import { UsageError } from '../errors.js';
 import { OUTPUT_FORMATS, formatRows, type OutputFormat } from '../format.js';
 import { REPORTS, findReport, runReport } from '../reports/index.js';
 import { choice, withApp } from './context.js';
 
 export function registerReportCommand(program: Command): void {
-  program
-    .command('report')
-    .description('print a built-in report (no name: list them)')
+  addCommand(program, 'report')
     .argument('[name]', 'the report, e.g. open_quotations')
     .option(
       '--format <format>',
@@ -27,7 +26,7 @@ export function registerReportCommand(program: Command): void {
       }
       const report = findReport(name);
       if (!report) throw new UsageError(`unknown report '${name}' (run 'invoice-mirror report' to list them)`);
-      await withApp(async (app) => {
+      await withApp({}, async (app) => {
         const { columns, rows } = await runReport(app.database.db, app.database.schema, report);
         process.stdout.write(formatRows(rows, options.format, columns));
       })();

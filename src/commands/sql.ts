@@ -1,13 +1,12 @@
 import type { Command } from 'commander';
+import { addCommand } from './catalogue.js';
 import { sql } from 'kysely';
-import { RunError, errorMessage } from '../errors.js';
+import { RunError, UsageError, errorMessage } from '../errors.js';
 import { OUTPUT_FORMATS, formatRows, type OutputFormat } from '../format.js';
 import { choice, withApp } from './context.js';
 
 export function registerSqlCommand(program: Command): void {
-  program
-    .command('sql')
-    .description('run a read-only query against the mirror and print the rows')
+  addCommand(program, 'sql')
     .argument('<query>', 'the SQL query, e.g. "select * from clients limit 5"')
     .option(
       '--format <format>',
@@ -16,15 +15,18 @@ export function registerSqlCommand(program: Command): void {
       'table',
     )
     .action(
-      withApp(async (app, query: string, options: { format: OutputFormat }) => {
+      withApp({ readOnly: true }, async (app, query: string, options: { format: OutputFormat }) => {
         let result: { rows: Record<string, unknown>[] };
         try {
-          // A read-only transaction: a typo cannot change the mirror.
+          // A read-only transaction on a read-only session (see openApp): nothing can change the mirror.
           result = await app.database.db
             .transaction()
             .setAccessMode('read only')
             .execute((trx) => sql.raw<Record<string, unknown>>(query).execute(trx));
         } catch (error) {
+          if (/multiple commands/.test(errorMessage(error))) {
+            throw new UsageError('sql: one statement only (the query held several, separated by ;)');
+          }
           throw new RunError(`query failed: ${errorMessage(error)}`);
         }
         process.stdout.write(formatRows(result.rows, options.format));

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { addCommand } from './catalogue.js';
 import { sql } from 'kysely';
 import { formatRows } from '../format.js';
 import { countJobsByStatus } from '../jobs/queue.js';
@@ -7,12 +8,10 @@ import { heldDeletes } from '../sync/safeguard.js';
 import { withApp } from './context.js';
 
 export function registerStatusCommand(program: Command): void {
-  program
-    .command('status')
-    .description('last sync runs, mirror counts, the job queue and the rate-limit budget last seen')
+  addCommand(program, 'status')
     .option('--json', 'print one JSON object, for scripts')
     .action(
-      withApp(async (app, options: { json?: boolean }) => {
+      withApp({}, async (app, options: { json?: boolean }) => {
         const { db } = app.database;
         const { rows: runs } = await sql<Record<string, unknown>>`
           select id as run, kind, status, started_at, round(extract(epoch from finished_at - started_at)::numeric, 1)::float8 as seconds,
@@ -47,11 +46,12 @@ export function registerStatusCommand(program: Command): void {
 
         if (options.json) {
           process.stdout.write(
-            `${JSON.stringify({ runs, mirror: counts, queue, rateLimit, heldDeletes: held, rejectedValues: { total: rejectedCount, first: rejected } }, null, 2)}\n`,
+            `${JSON.stringify({ database: app.database.location, schema: app.config.schema, runs, mirror: counts, queue, rateLimit, heldDeletes: held, rejectedValues: { total: rejectedCount, first: rejected } }, null, 2)}\n`,
           );
           return;
         }
         const out = process.stdout;
+        out.write(`Mirror in ${app.database.location}, schema ${app.config.schema}\n\n`);
         out.write('Last sync runs\n');
         out.write(runs.length > 0 ? formatRows(runs, 'table') : '(none yet: run invoice-mirror backfill)\n');
         out.write(`\nMirror\n${formatRows(counts, 'table')}`);

@@ -1,5 +1,7 @@
 import type { Command } from 'commander';
-import { checkPoolSize, createApiClient, syncDeps } from '../app.js';
+import { addCommand } from './catalogue.js';
+import { syncDeps, type App } from '../app.js';
+import { createApiClient } from '../service-client.js';
 import { UsageError } from '../errors.js';
 import { formatRows } from '../format.js';
 import { logger } from '../log.js';
@@ -46,47 +48,73 @@ function printOutcome(outcome: SyncOutcome): void {
 const ALLOW_HELP =
   'apply deletes the safeguard would hold for these entities (comma-separated, or all): when many records really were deleted upstream';
 
-export function registerSyncCommands(program: Command): void {
-  program
-    .command('backfill')
-    .description(
-      'pull everything (or the named entities) into the mirror; exit code 0 only when every entity was pulled completely',
-    )
+/**
+ * One pull, as a command. The first Ctrl-C (or SIGTERM) stops it after the page being written,
+ * and marks the run `interrupted` at once; a second exits at
+ * once. Exit code 0 only when the run succeeded; 130 (SIGINT) or 143 (SIGTERM) when interrupted.
+ */
+async function pull(
+  app: App,
+  kind: 'backfill' | 'sync',
+  options: { only?: MirrorTable[]; allowDeletes?: MirrorTable[] | 'all' },
+): Promise<number> {
+  const client = createApiClient(app);
+  const stop = new AbortController();
+  let signals = 0;
+  const onSignal = (signal: NodeJS.Signals) => {
+    signals++;
+    if (process.stderr.isTTY) process.stderr.write('\r\x1b[2K'); // the progress line being drawn
+    if (signals > 1) {
+      process.stderr.write(
+        `invoice-mirror: ${signal} again: exiting now; the run is marked interrupted and running the command again resumes safely\n`,
+      );
+      process.exit(EXIT_CODE[signal] ?? 130);
+    }
+    process.stderr.write(`invoice-mirror: ${signal}: stopping after the page being written (again to exit at once)\n`);
+    // The request in flight finishes (REQUEST_TIMEOUT_MS at most); the run is marked at once.
+    stop.abort(signal);
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  try {
+    const outcome = await runSync(syncDeps(app, client, options.allowDeletes), {
+      kind,
+      entities: options.only,
+      onProgress: kind === 'backfill' ? progressReporter(process.stderr, logger) : undefined,
+      signal: stop.signal,
+    });
+    printOutcome(outcome);
+    if (outcome.status === 'interrupted') return EXIT_CODE[stop.signal.reason as NodeJS.Signals] ?? 130;
+    return outcome.status === 'succeeded' ? 0 : 1;
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    await client.close();
+  }
+}
+
+const EXIT_CODE: Partial<Record<NodeJS.Signals, number>> = { SIGINT: 130, SIGTERM: 143 };
+
+export function registerBackfillCommand(program: Command): void {
+  addCommand(program, 'backfill')
     .option('--only <entities>', `comma-separated subset of: ${ENTITY_NAMES.join(', ')}`, (v) => entityList(v))
     .option('--allow-deletes <entities>', ALLOW_HELP, allowList)
     .action(
-      withApp(async (app, options: { only?: MirrorTable[]; allowDeletes?: MirrorTable[] | 'all' }) => {
-        checkPoolSize(app.config, 'sync');
-        const client = createApiClient(app);
-        try {
-          const outcome = await runSync(syncDeps(app, client, options.allowDeletes), {
-            kind: 'backfill',
-            entities: options.only,
-            onProgress: progressReporter(process.stderr, logger),
-          });
-          printOutcome(outcome);
-          return outcome.status === 'succeeded' ? 0 : 1;
-        } finally {
-          await client.close();
-        }
-      }),
+      withApp(
+        { migrate: 'auto', work: 'sync', callsService: true },
+        (app, options: { only?: MirrorTable[]; allowDeletes?: MirrorTable[] | 'all' }) =>
+          pull(app, 'backfill', options),
+      ),
     );
+}
 
-  program
-    .command('sync')
-    .description('one scheduled-style pass of every entity, then exit')
+export function registerSyncCommand(program: Command): void {
+  addCommand(program, 'sync')
     .option('--allow-deletes <entities>', ALLOW_HELP, allowList)
     .action(
-      withApp(async (app, options: { allowDeletes?: MirrorTable[] | 'all' }) => {
-        checkPoolSize(app.config, 'sync');
-        const client = createApiClient(app);
-        try {
-          const outcome = await runSync(syncDeps(app, client, options.allowDeletes), { kind: 'sync' });
-          printOutcome(outcome);
-          return outcome.status === 'succeeded' ? 0 : 1;
-        } finally {
-          await client.close();
-        }
-      }),
+      withApp(
+        { migrate: 'auto', work: 'sync', callsService: true },
+        (app, options: { allowDeletes?: MirrorTable[] | 'all' }) => pull(app, 'sync', options),
+      ),
     );
 }

@@ -10,7 +10,8 @@
 import type { Server } from 'node:http';
 import cron from 'node-cron';
 import { sql } from 'kysely';
-import { createApiClient, syncDeps, type App } from '../app.js';
+import { syncDeps, type App } from '../app.js';
+import { createApiClient } from '../service-client.js';
 import { errorMessage } from '../errors.js';
 import { JobRunner } from '../jobs/runner.js';
 import { logger } from '../log.js';

@@ -1,24 +1,23 @@
 /**
- * Opens the database: Postgres through postgres.js when DATABASE_URL is set, otherwise an
- * embedded PGlite database on disk, created on first use. Either way every query runs with
- * `search_path` set to the mirror schema, so SQL names tables without a schema prefix.
+ * Opens the database through postgres.js: the server DATABASE_URL names, otherwise the embedded
+ * PostgreSQL server of EMBEDDED_DB_DIR (see `embedded-server.ts`), started when it is not running.
+ * Either way every query runs with `search_path` set to the mirror schema, so SQL names tables
+ * without a schema prefix.
  *
- * Both drivers are set to hand back the same JavaScript types: bigint as number (ids stay far
- * below 2^53), numeric as string (exact money), date as 'YYYY-MM-DD' text (no time-zone shift).
+ * The driver hands back bigint as number (ids stay far below 2^53), numeric as string (exact
+ * money), date as 'YYYY-MM-DD' text (no time-zone shift).
  */
-import { mkdirSync } from 'node:fs';
-import { PGlite } from '@electric-sql/pglite';
 import { Kysely, sql } from 'kysely';
-import { PGliteDialect } from 'kysely-pglite-dialect';
 import { PostgresJSDialect } from 'kysely-postgres-js';
 import postgres from 'postgres';
 import { RunError, errorMessage } from '../errors.js';
 import { scrub } from '../log.js';
+import { attachEmbeddedServer, type EmbeddedServer, type ServerConnection } from './embedded-server.js';
 import { listenResiliently } from './listener.js';
+import { checkIsPostgres } from './probe.js';
 import type { Database } from './schema.js';
 
 const INT8 = 20;
-const NUMERIC = 1700;
 const DATE = 1082;
 
 export interface DatabaseOptions {
@@ -26,14 +25,20 @@ export interface DatabaseOptions {
   embeddedDbDir: string;
   schema: string;
   poolSize?: number;
+  /** Create the embedded database when there is none (commands that migrate); default true. */
+  create?: boolean;
+  /** Every transaction of every session is read-only (the `sql` command). */
+  readOnly?: boolean;
 }
 
 export type Listener = (payload: string) => void;
 
 export interface DatabaseHandle {
   db: Kysely<Database>;
-  /** `postgres`: a server reached through DATABASE_URL; `embedded`: PGlite in this process. */
+  /** `postgres`: a server reached through DATABASE_URL; `embedded`: the embedded server. */
   kind: 'postgres' | 'embedded';
+  /** Where the data is, for messages: host, port and database, or the embedded data directory. */
+  location: string;
   schema: string;
   /**
    * Subscribe to a NOTIFY channel; resolves to a function that unsubscribes. The subscription
@@ -44,29 +49,54 @@ export interface DatabaseHandle {
 }
 
 export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHandle> {
-  const handle = options.databaseUrl ? openPostgres(options.databaseUrl, options) : await openEmbedded(options);
+  let server: EmbeddedServer | undefined;
+  let target: string | ServerConnection;
+  let location: string;
+  if (options.databaseUrl) {
+    target = options.databaseUrl;
+    location = describeUrl(options.databaseUrl);
+    await checkIsPostgres(options.databaseUrl);
+  } else {
+    server = await attachEmbeddedServer(options.embeddedDbDir, { create: options.create ?? true });
+    target = server.connection;
+    location = `the embedded database in ${server.dataDir}`;
+  }
+  const handle = openPostgres(target, options, server, location);
   try {
     await sql`select 1`.execute(handle.db);
   } catch (error) {
     await handle.close().catch(() => undefined);
-    throw new RunError(`cannot connect to the database${describeTarget(options)}: ${scrub(errorMessage(error))}`);
+    throw new RunError(`cannot connect to ${location}: ${scrub(errorMessage(error))}`);
   }
   return handle;
 }
 
-function describeTarget(options: DatabaseOptions): string {
-  if (!options.databaseUrl) return ` in ${options.embeddedDbDir}`;
-  const url = new URL(options.databaseUrl);
-  return ` at ${url.hostname}:${url.port || 5432}${url.pathname}`;
+function describeUrl(databaseUrl: string): string {
+  try {
+    const url = new URL(databaseUrl);
+    return `the database at ${url.hostname}:${url.port || 5432}${url.pathname}`;
+  } catch {
+    return 'the database DATABASE_URL names';
+  }
 }
 
-function openPostgres(databaseUrl: string, options: DatabaseOptions): DatabaseHandle {
+function openPostgres(
+  target: string | ServerConnection,
+  options: DatabaseOptions,
+  server: EmbeddedServer | undefined,
+  location: string,
+): DatabaseHandle {
   const connectionOptions = {
     connect_timeout: 10,
     onnotice: () => undefined,
-    connection: { search_path: `${options.schema}, public`, application_name: 'invoice-mirror' },
+    connection: {
+      search_path: `${options.schema}, public`,
+      application_name: 'invoice-mirror',
+      // A session that is itself read-only: `commit; delete ...` cannot start a writing transaction.
+      ...(options.readOnly ? { default_transaction_read_only: true } : {}),
+    },
   };
-  const client = postgres(databaseUrl, {
+  const poolOptions = {
     ...connectionOptions,
     max: options.poolSize ?? 5,
     types: {
@@ -78,17 +108,24 @@ function openPostgres(databaseUrl: string, options: DatabaseOptions): DatabaseHa
       },
       date: { to: DATE, from: [DATE], serialize: (value: string) => value, parse: (text: string) => text },
     },
+  };
+  const client = typeof target === 'string' ? postgres(target, poolOptions) : postgres({ ...target, ...poolOptions });
+  const db = new Kysely<Database>({
+    dialect: new PostgresJSDialect({ postgres: preparingStatements(client, options.readOnly === true) }),
   });
-  const db = new Kysely<Database>({ dialect: new PostgresJSDialect({ postgres: preparingStatements(client) }) });
   return {
     db,
-    kind: 'postgres',
+    kind: server ? 'embedded' : 'postgres',
+    location,
     schema: options.schema,
     listen(channel, onNotify, onListening) {
-      return listenResiliently(databaseUrl, channel, onNotify, { connection: connectionOptions, onListening });
+      return listenResiliently(target, channel, onNotify, { connection: connectionOptions, onListening });
     },
     async close() {
+      // Queries still running get 10 s; then the connections are cut, so closing never hangs.
+      await client.end({ timeout: 10 });
       await db.destroy();
+      await server?.release();
     },
   };
 }
@@ -102,13 +139,16 @@ function openPostgres(databaseUrl: string, options: DatabaseOptions): DatabaseHa
  * nor (after a few runs) plans them again. postgres.js re-prepares a statement that a schema change
  * invalidated.
  */
-function preparingStatements(client: postgres.Sql): postgres.Sql {
+function preparingStatements(client: postgres.Sql, oneStatementOnly: boolean): postgres.Sql {
+  // A query without parameters goes by the simple protocol, which runs several statements; the
+  // extended one refuses them, which the read-only `sql` command wants (one statement only).
+  const protocol = oneStatementOnly ? { simple: false } : {};
   const prepareByDefault = (reserved: postgres.ReservedSql) =>
     new Proxy(reserved, {
       get: (target, property, receiver) =>
         property === 'unsafe'
           ? (query: string, parameters?: postgres.ParameterOrJSON<never>[], options?: postgres.UnsafeQueryOptions) =>
-              target.unsafe(query, parameters, { prepare: true, ...options })
+              target.unsafe(query, parameters, { prepare: true, ...protocol, ...options })
           : Reflect.get(target, property, receiver),
     });
   return new Proxy(client, {
@@ -117,37 +157,4 @@ function preparingStatements(client: postgres.Sql): postgres.Sql {
         ? async () => prepareByDefault(await target.reserve())
         : Reflect.get(target, property, receiver),
   });
-}
-
-async function openEmbedded(options: DatabaseOptions): Promise<DatabaseHandle> {
-  mkdirSync(options.embeddedDbDir, { recursive: true });
-  let pglite: PGlite;
-  try {
-    pglite = await PGlite.create(options.embeddedDbDir, {
-      parsers: {
-        [INT8]: (text: string) => Number(text),
-        [NUMERIC]: (text: string) => text,
-        [DATE]: (text: string) => text,
-      },
-    });
-  } catch (error) {
-    throw new RunError(`cannot open the embedded database in ${options.embeddedDbDir}: ${errorMessage(error)}`);
-  }
-  // PGlite is one connection, so a session setting holds for every query.
-  await pglite.exec(`set search_path to ${options.schema}, public`);
-  const db = new Kysely<Database>({ dialect: new PGliteDialect(pglite) });
-  return {
-    db,
-    kind: 'embedded',
-    schema: options.schema,
-    async listen(channel, onNotify, onListening) {
-      const unlisten = await pglite.listen(channel, onNotify);
-      onListening?.();
-      return unlisten;
-    },
-    async close() {
-      await db.destroy();
-      if (!pglite.closed) await pglite.close();
-    },
-  };
 }

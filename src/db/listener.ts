@@ -17,10 +17,11 @@ export interface ListenerOptions {
   onError?: (error: unknown) => void;
 }
 
-const MAX_BACKOFF_MS = 30_000;
+/** At most this long between tries, so a runner hears again within seconds of the database's return. */
+const MAX_BACKOFF_MS = 5_000;
 
 export async function listenResiliently(
-  url: string,
+  target: string | postgres.Options<Record<string, postgres.PostgresType>>,
   channel: string,
   onNotify: (payload: string) => void,
   options: ListenerOptions,
@@ -34,7 +35,7 @@ export async function listenResiliently(
       if (name === channel) onNotify(payload);
     },
   } as Record<string, unknown>;
-  const client = postgres(url, {
+  const listenerOptions = {
     ...options.connection,
     ...notifyOption,
     max: 1,
@@ -44,7 +45,9 @@ export async function listenResiliently(
     onclose: () => {
       if (!stopped) retry(0);
     },
-  });
+  };
+  const client =
+    typeof target === 'string' ? postgres(target, listenerOptions) : postgres({ ...target, ...listenerOptions });
   const subscribe = async () => {
     await client.unsafe(`listen "${channel.replace(/"/g, '""')}"`);
     failures = 0;

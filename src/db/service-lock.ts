@@ -14,12 +14,10 @@ import { lockKey } from './locks.js';
 export type Exclusive = <T>(attempt: () => Promise<T>) => Promise<T>;
 
 /**
- * The wrapper for the client's `exclusive` option; undefined on the embedded database (one process
- * only). If the lock's connection is lost while the request runs, the request's answer still
+ * The wrapper for the client's `exclusive` option. If the lock's connection is lost while the request runs, the request's answer still
  * counts: the lock ended with the session, and unlocking it fails harmlessly.
  */
-export function serviceLock(database: DatabaseHandle): Exclusive | undefined {
-  if (database.kind === 'embedded') return undefined;
+export function serviceLock(database: DatabaseHandle): Exclusive {
   const key = lockKey(database.schema, 'service');
   return (attempt) =>
     database.db.connection().execute(async (conn) => {

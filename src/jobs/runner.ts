@@ -7,9 +7,8 @@
  * queues for the lock (at most LOCK_WAIT_MS per try, so `stop()` stays prompt; Postgres grants
  * waiters in order, so runners take turns); a runner that dies loses its session and so the
  * lock. Holding the lock also proves that no live runner is in the middle of a job, which is
- * when jobs left `running` by a dead worker are recovered. On the embedded database (one
- * connection, one process) pinning the connection is itself exclusive; the same code runs there
- * and the lock is simply always free.
+ * when jobs left `running` by a dead worker are recovered. The embedded database is a real
+ * server too, so the same holds there.
  *
  * `start()` runs jobs as they come: LISTEN on `<schema>_jobs` (the trigger of 0001 notifies on
  * every queued job) with a polling backstop that also wakes for jobs waiting out a backoff.
@@ -255,10 +254,6 @@ export class JobRunner extends EventEmitter {
    * `lock_timeout`; the lock itself is a session lock and outlives the transaction.
    */
   private async lock(conn: Kysely<Database>, key: RawBuilder<bigint>): Promise<boolean> {
-    if (this.database.kind === 'embedded') {
-      const { rows } = await sql<{ locked: boolean }>`select pg_try_advisory_lock(${key}) as locked`.execute(conn);
-      return rows[0]?.locked === true;
-    }
     try {
       await conn.transaction().execute(async (trx) => {
         await sql`select set_config('lock_timeout', ${`${LOCK_WAIT_MS}ms`}, true)`.execute(trx);

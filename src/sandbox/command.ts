@@ -1,5 +1,6 @@
 /** `invoice-mirror sandbox`: run the simulated service until SIGINT/SIGTERM. */
 import type { Command } from 'commander';
+import { addCommand } from '../commands/catalogue.js';
 import { UsageError } from '../errors.js';
 import { startSandbox, type SandboxOptions, type Sandbox } from './index.js';
 
@@ -62,9 +63,7 @@ export function sandboxOptionsFromFlags(flags: SandboxFlags): SandboxOptions {
 }
 
 export function registerSandboxCommand(program: Command): Command {
-  return program
-    .command('sandbox')
-    .description('run the built-in simulated invoicing service with generated data')
+  return addCommand(program, 'sandbox')
     .option('--port <port>', 'port to listen on (0 = any free port)', '4010')
     .option('--host <host>', 'address to listen on', '127.0.0.1')
     .option('--records <n>', 'generated records, split over the five record kinds', '500')

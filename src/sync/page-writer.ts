@@ -8,7 +8,9 @@
  * the record is alone; that record is reported (`onRecordRefused`) and the others are stored.
  */
 import type { Kysely } from 'kysely';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Database } from '../db/index.js';
+import { isConnectionLost } from '../errors.js';
 import type { EntityDefinition } from './entities.js';
 import { firstRecordOf, splitPage, writePage, type PreparedPage, type WriteMode } from './merge.js';
 
@@ -79,7 +81,7 @@ export class PageWriter {
   /** Writes a page; a page refused for its data is written in halves, down to the refused record. */
   private async isolating(page: PreparedPage): Promise<void> {
     try {
-      await this.retryingOnDeadlock(page);
+      await this.retrying(page);
     } catch (error) {
       const code = (error as { code?: string }).code ?? '';
       if (!REFUSED_FOR_DATA.test(code)) throw error;
@@ -95,9 +97,11 @@ export class PageWriter {
   /**
    * One page's statement (atomic on its own). It commits without waiting for the WAL flush: a
    * crash of the database server could lose the last pages, and the next pull writes them again
-   * (a lost sweep is redone too). A deadlock with another page (a record listed twice) is retried once.
+   * (a lost sweep is redone too). A deadlock with another page (a record listed twice) is retried
+   * once; a lost connection (an ended backend, a pooled connection that died while idle) up to
+   * twice, on a fresh connection: the statement is an upsert, so running it again is harmless.
    */
-  private async retryingOnDeadlock(page: PreparedPage, retried = false): Promise<void> {
+  private async retrying(page: PreparedPage, deadlocks = 0, connectionsLost = 0): Promise<void> {
     try {
       const written = await writePage(this.db, this.definition, page, this.runId, this.mode);
       // Once a page had to be merged, so are the rest (a page still in flight may finish as inserts).
@@ -108,8 +112,12 @@ export class PageWriter {
       this.counts.unchanged += written.unchanged;
       this.pagesWritten++;
     } catch (error) {
-      if (!retried && (error as { code?: string }).code === DEADLOCK_DETECTED)
-        return this.retryingOnDeadlock(page, true);
+      if (deadlocks === 0 && (error as { code?: string }).code === DEADLOCK_DETECTED)
+        return this.retrying(page, deadlocks + 1, connectionsLost);
+      if (connectionsLost < 2 && isConnectionLost(error)) {
+        await sleep(100 * 4 ** connectionsLost);
+        return this.retrying(page, deadlocks, connectionsLost + 1);
+      }
       throw error;
     }
   }

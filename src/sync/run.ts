@@ -15,7 +15,7 @@ import { ApiError, AuthenticationError, NetworkError, RateLimitedError } from '.
 import { MAX_INTEGER } from '../api/wire.js';
 import type { EntityCounts, SyncRunStatus } from '../../migrations/0001_core.js';
 import { jsonb, lockKey, type Database } from '../db/index.js';
-import { RunError, errorMessage } from '../errors.js';
+import { RunError, errorMessage, isConnectionLost } from '../errors.js';
 import { logger as defaultLogger } from '../log.js';
 import {
   ENTITIES,
@@ -40,7 +40,7 @@ export interface SyncDeps {
   /**
    * Pages written at the same time, each in its own transaction on its own connection (default
    * 1). Postgres parses and stores a page on one core; two let a second core work while the
-   * next page is fetched. Must be 1 on the embedded database, which has a single connection.
+   * next page is fetched.
    */
   writeConcurrency?: number;
   /** The delete safeguard's settings (default: DEFAULT_DELETE_POLICY with the options' allowDeletes). */
@@ -63,7 +63,11 @@ export interface SyncOptions {
   /** Records per list request (default: the client's). */
   pageSize?: number;
   onProgress?: (progress: SyncProgress) => void;
-  /** Aborting stops the run after the page being written; the run ends `partial`. */
+  /**
+   * Aborting stops the run after the page being written. The run is marked `interrupted` at once
+   * (so `status` tells the truth even if the process is then killed) and ends so, unless every
+   * entity had completed.
+   */
   signal?: AbortSignal;
   /** Entities whose deletes are applied however many (when `deps.deletes` is not given). */
   allowDeletes?: string[] | 'all';
@@ -130,6 +134,18 @@ export async function runSync(deps: SyncDeps, options: SyncOptions): Promise<Syn
         .returning(['id'])
         .executeTakeFirstOrThrow();
       const runId = Number(run.id);
+      const markInterrupted = () => {
+        void deps.db
+          .updateTable('sync_runs')
+          .set({ status: 'interrupted', finished_at: new Date(), error: interruptedMessage(options.signal) })
+          .where('id', '=', runId)
+          .where('status', '=', 'running')
+          .execute()
+          .catch((error: unknown) =>
+            log.warn({ runId, error: errorMessage(error) }, 'could not mark the run interrupted'),
+          );
+      };
+      options.signal?.addEventListener('abort', markInterrupted, { once: true });
       try {
         return await pullAll(db, deps, options, definitions, runId, log);
       } catch (error) {
@@ -145,6 +161,8 @@ export async function runSync(deps: SyncDeps, options: SyncOptions): Promise<Syn
           .execute()
           .catch(() => undefined);
         throw new RunError(`run ${runId} failed: ${message}`);
+      } finally {
+        options.signal?.removeEventListener('abort', markInterrupted);
       }
     } finally {
       // A lost connection took the lock with it.
@@ -169,7 +187,19 @@ async function pullAll(
   for (const definition of definitions) {
     if (options.signal?.aborted) stopReason ??= 'stopped before it finished';
     if (stopReason) break;
-    const { outcome, stopRun } = await pullEntity(db, deps, options, definition, runId, log);
+    let { outcome, stopRun, connectionLost } = await pullEntity(db, deps, options, definition, runId, log);
+    if (connectionLost && !options.signal?.aborted) {
+      // A pooled connection that died (an ended backend, a restart) failed one statement: pull the
+      // entity again on fresh connections. Its pages are upserts, so what was written stays right.
+      log.warn(
+        { entity: definition.name, error: outcome.error },
+        'lost a database connection; pulling the entity again',
+      );
+      const first = outcome;
+      ({ outcome, stopRun, connectionLost } = await pullEntity(db, deps, options, definition, runId, log));
+      for (const count of ['inserted', 'updated', 'restored', 'deleted', 'rejected'] as const)
+        outcome[count] += first[count];
+    }
     outcomes[definition.name] = outcome;
     if (stopRun) stopReason = outcome.error ?? 'stopped';
     await db
@@ -182,10 +212,22 @@ async function pullAll(
   const results = Object.values(outcomes) as EntityOutcome[];
   const completed = results.filter((o) => o.complete).length;
   const changedAnything = results.some((o) => o.inserted + o.updated + o.deleted > 0);
-  const status: SyncRunStatus =
-    completed === definitions.length ? 'succeeded' : completed === 0 && !changedAnything ? 'failed' : 'partial';
-  const errors = results.filter((o) => o.error).map((o) => o.error!);
-  if (stopReason && !errors.includes(stopReason)) errors.push(stopReason);
+  const interrupted = options.signal?.aborted === true && completed < definitions.length;
+  const status: SyncRunStatus = interrupted
+    ? 'interrupted'
+    : completed === definitions.length
+      ? 'succeeded'
+      : completed === 0 && !changedAnything
+        ? 'failed'
+        : 'partial';
+  // An interrupted run's own errors are the requests cut short by the interrupt: not worth saying.
+  const errors = interrupted ? [] : results.filter((o) => o.error).map((o) => o.error!);
+  if (stopReason && !interrupted && !errors.includes(stopReason)) errors.push(stopReason);
+  if (interrupted) {
+    errors.push(
+      `${interruptedMessage(options.signal)}; ${completed} of ${definitions.length} entities were pulled completely (${completedNames(outcomes) || 'none'})`,
+    );
+  }
   const error = errors.length > 0 ? errors.join('; ') : null;
   const requestsMade = deps.client.requestsMade - requestsAtStart;
   await db
@@ -222,6 +264,18 @@ function countsOf(outcomes: Partial<Record<MirrorTable, EntityOutcome>>): Record
   );
 }
 
+function completedNames(outcomes: Partial<Record<MirrorTable, EntityOutcome>>): string {
+  return Object.entries(outcomes)
+    .filter(([, outcome]) => outcome!.complete)
+    .map(([name]) => name)
+    .join(', ');
+}
+
+function interruptedMessage(signal: AbortSignal | undefined): string {
+  const reason = typeof signal?.reason === 'string' ? ` (${signal.reason})` : '';
+  return `interrupted${reason}: stopped after the page being written; running the command again resumes safely`;
+}
+
 /** The error that ends the whole run: without a quota, valid credentials or a reachable service, every entity would fail the same way. */
 function endsRun(error: unknown): boolean {
   return (
@@ -251,9 +305,10 @@ async function pullEntity(
   definition: EntityDefinition,
   runId: number,
   log: Logger,
-): Promise<{ outcome: EntityOutcome; stopRun: boolean }> {
+): Promise<{ outcome: EntityOutcome; stopRun: boolean; connectionLost: boolean }> {
   const entity = definition.name;
   let stopRun = false;
+  let connectionLost = false;
   const outcome: EntityOutcome = {
     fetched: 0,
     inserted: 0,
@@ -363,6 +418,7 @@ async function pullEntity(
     await writer.settle();
     outcome.error = `${entity}: ${errorMessage(error)}`;
     stopRun = endsRun(error);
+    connectionLost = isConnectionLost(error);
     if (!(error instanceof ApiError)) log.error({ err: error, entity }, 'pull failed');
     log.warn({ entity, error: outcome.error }, 'pull stopped early; nothing is marked deleted');
   }
@@ -415,7 +471,7 @@ async function pullEntity(
     if (problems.length > 0) outcome.error = `${entity}: ${problems.join('; ')}`;
   }
   options.onProgress?.({ entity, fetched: outcome.fetched, elapsedMs: Date.now() - began, done: true });
-  return { outcome, stopRun };
+  return { outcome, stopRun, connectionLost };
 }
 
 /** The delete policy of a run given only the CLI's `allowDeletes` (tests and callers without a config). */

@@ -1,8 +1,7 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
 import { sql } from 'kysely';
-import { afterEach, describe, expect, it } from 'vitest';
-import { CLI_PATH, runCli } from '../support/cli.js';
+import { describe, expect, it } from 'vitest';
+import { runCli } from '../support/cli.js';
+import { useDaemons, waitFor } from '../support/daemon.js';
 import { useSandbox } from '../support/sandbox.js';
 import { useTestDatabase } from '../support/test-database.js';
 
@@ -11,70 +10,7 @@ const env = useSandbox({
   perEntity: { clients: 40, products: 40, quotations: 40, saved_invoices: 40, repeating_invoices: 20 },
   sendMsPerInvoice: 50,
 });
-const daemons: ChildProcess[] = [];
-afterEach(() => {
-  for (const child of daemons.splice(0)) if (child.exitCode === null) child.kill('SIGKILL');
-});
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-interface Daemon {
-  child: ChildProcess;
-  url: string;
-  exited: Promise<number | null>;
-  stderr: () => string;
-}
-
-async function startDaemon(extra: Record<string, string> = {}): Promise<Daemon> {
-  const port = await freePort();
-  const child = spawn(process.execPath, [CLI_PATH, 'daemon'], {
-    env: {
-      ...process.env,
-      ...database.current.env,
-      INVOICING_API_URL: env.sandbox.url,
-      HEALTH_PORT: String(port),
-      // A poll far longer than the test: a job that runs quickly was woken by NOTIFY.
-      JOB_POLL_INTERVAL_MS: '600000',
-      SYNC_CRON: '*/15 * * * *',
-      LOG_LEVEL: 'info',
-      ...extra,
-    },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  daemons.push(child);
-  let stderr = '';
-  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
-  const url = `http://127.0.0.1:${port}`;
-  for (let i = 0; i < 200; i++) {
-    if (stderr.includes('daemon started')) break;
-    if (child.exitCode !== null) throw new Error(`daemon exited early: ${stderr}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  return { child, url, exited, stderr: () => stderr };
-}
-
-async function waitFor<T>(
-  what: string,
-  probe: () => Promise<T | undefined | null | false>,
-  timeoutMs = 15_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
+const startDaemon = useDaemons(() => ({ ...database.current.env, INVOICING_API_URL: env.sandbox.url }));
 
 describe('invoice-mirror daemon', () => {
   it('syncs at start, runs a job inserted by plain SQL at once, answers /healthz and /metrics, and stops cleanly', async () => {

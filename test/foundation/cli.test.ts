@@ -1,6 +1,6 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { once } from 'node:events';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runCli } from '../support/cli.js';
 import { databaseUrl, dropSchema, uniqueSchema } from '../support/test-database.js';
@@ -72,7 +72,7 @@ describe('bad settings and arguments', () => {
     [
       'unreachable database',
       { DATABASE_URL: 'postgres://someone:hunter2hunter2@127.0.0.1:1/nowhere' },
-      /^invoice-mirror: cannot connect to the database at 127\.0\.0\.1:1\/nowhere: .*ECONNREFUSED/,
+      /^invoice-mirror: DATABASE_URL: nothing listens at 127\.0\.0\.1:1; start PostgreSQL there or fix the host and port$/,
       1,
     ],
   ];
@@ -107,37 +107,120 @@ describe('bad settings and arguments', () => {
 });
 
 describe('invoice-mirror sql', () => {
-  it('prints rows as a table, CSV or JSON and refuses to write', async () => {
+  it('prints rows as a table, CSV or JSON and refuses to write, whatever the query tries', async () => {
     const env = { DATABASE_URL: databaseUrl(), MIRROR_SCHEMA: freshSchema() };
+    expect((await runCli(['migrate'], { env })).code).toBe(0);
     const table = await runCli(['sql', "select 1 as one, 'a,b' as text"], { env });
     expect(table.code).toBe(0);
     expect(table.stdout).toMatch(/one\s+text\n-+\s+-+\n\s*1\s+a,b\n\(1 row\)/);
     const csv = await runCli(['sql', "select 1 as one, 'a,b' as text", '--format', 'csv'], { env });
     expect(csv.stdout).toBe('one,text\n1,"a,b"\n');
-    const json = await runCli(['sql', 'select count(*)::int as n from jobs', '--format', 'json'], { env });
-    expect(JSON.parse(json.stdout)).toEqual([{ n: 0 }]);
-    const write = await runCli(['sql', 'delete from jobs'], { env });
-    expect(write.code).toBe(1);
-    expect(write.stderr).toContain('read-only transaction');
+    await runCli(['jobs', 'add', 'set_product_stock', '{"id": 1, "stock": 1}'], { env });
+    const count = () => runCli(['sql', 'select count(*)::int as n from jobs', '--format', 'json'], { env });
+    expect(JSON.parse((await count()).stdout)).toEqual([{ n: 1 }]);
+    const refusals: Array<[string, RegExp]> = [
+      ['delete from jobs', /^invoice-mirror: query failed: cannot execute DELETE in a read-only transaction$/],
+      [
+        'create table scratch (a int)',
+        /^invoice-mirror: query failed: cannot execute CREATE TABLE in a read-only transaction$/,
+      ],
+      [
+        'commit; delete from jobs',
+        /^invoice-mirror: sql: one statement only \(the query held several, separated by ;\)$/,
+      ],
+    ];
+    for (const [query, message] of refusals) {
+      const result = await runCli(['sql', query], { env });
+      expect(result.code, query).not.toBe(0);
+      expect(result.stderr.trim()).toMatch(message);
+    }
+    expect(JSON.parse((await count()).stdout)).toEqual([{ n: 1 }]);
+    expect(await tablesIn(env.MIRROR_SCHEMA)).not.toContain('scratch');
   });
 });
 
-describe('embedded database', () => {
-  it('is created and used when DATABASE_URL is unset', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'im-embedded-'));
+describe('reading with a role that may only read', () => {
+  it('runs sql, report and status without trying to migrate', async () => {
+    const schema = freshSchema();
+    const admin = { DATABASE_URL: databaseUrl(), MIRROR_SCHEMA: schema };
+    expect((await runCli(['migrate'], { env: admin })).code).toBe(0);
+    const role = `reader_${schema}`;
+    const client = postgres(databaseUrl(), { max: 1, onnotice: () => undefined });
     try {
-      const env = { DATABASE_URL: undefined, EMBEDDED_DB_DIR: join(dir, 'db') };
-      const migrateRun = await runCli(['migrate'], { env, cwd: dir });
-      expect(migrateRun.code).toBe(0);
-      expect(migrateRun.stdout).toContain('embedded database');
-      const query = await runCli(['sql', 'select name from schema_migrations order by name', '--format', 'csv'], {
-        env,
-        cwd: dir,
-      });
-      expect(query.code).toBe(0);
-      expect(query.stdout).toBe(`${['name', ...migrations.map((m) => m.name)].join('\n')}\n`);
+      await client.unsafe(`create role ${role} login password 'read-only-pw'`);
+      await client.unsafe(`grant usage on schema ${schema} to ${role}`);
+      await client.unsafe(`grant select on all tables in schema ${schema} to ${role}`);
+      const url = new URL(databaseUrl());
+      url.username = role;
+      url.password = 'read-only-pw';
+      const env = { DATABASE_URL: url.toString(), MIRROR_SCHEMA: schema };
+      for (const args of [['sql', 'select count(*) from clients'], ['report', 'open_quotations'], ['status']]) {
+        const result = await runCli(args, { env });
+        expect(result.stderr, args.join(' ')).toBe('');
+        expect(result.code).toBe(0);
+      }
+      // A command that migrates still needs a role that may.
+      const migrate = await runCli(['migrate'], { env });
+      expect(migrate.code).toBe(1);
+      expect(migrate.stderr).not.toContain('read-only-pw');
     } finally {
-      rmSync(dir, { recursive: true, force: true });
+      await client.unsafe(`drop owned by ${role}`).catch(() => undefined);
+      await client.unsafe(`drop role if exists ${role}`);
+      await client.end();
+    }
+  });
+
+  it('a read-only command on a schema that is missing or older than the code says to migrate', async () => {
+    const env = { DATABASE_URL: databaseUrl(), MIRROR_SCHEMA: freshSchema() };
+    const missing = await runCli(['status'], { env });
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toMatch(
+      new RegExp(
+        `^invoice-mirror: the mirror schema '${env.MIRROR_SCHEMA}' does not exist yet in the database at .*; run 'invoice-mirror migrate'\n$`,
+      ),
+    );
+    expect(await tablesIn(env.MIRROR_SCHEMA)).toEqual([]);
+    expect((await runCli(['migrate'], { env })).code).toBe(0);
+    const client = postgres(databaseUrl(), { max: 1, onnotice: () => undefined });
+    try {
+      await client.unsafe(
+        `delete from ${env.MIRROR_SCHEMA}.schema_migrations where name = '${migrations.at(-1)!.name}'`,
+      );
+    } finally {
+      await client.end();
+    }
+    const older = await runCli(['sql', 'select 1'], { env });
+    expect(older.code).toBe(1);
+    expect(older.stderr).toContain(
+      `is older than this version of invoice-mirror (1 migration pending: ${migrations.at(-1)!.name})`,
+    );
+    // With AUTO_MIGRATE off, a command that would migrate says so too; with it on, it migrates.
+    const off = await runCli(['sync'], {
+      env: { ...env, AUTO_MIGRATE: 'false', INVOICING_API_URL: 'http://127.0.0.1:9/api/v1' },
+    });
+    expect(off.code).toBe(1);
+    expect(off.stderr).toMatch(/run 'invoice-mirror migrate' \(AUTO_MIGRATE is off\)/);
+  });
+});
+
+describe('a DATABASE_URL that is not PostgreSQL', () => {
+  it('fails within the connect timeout, naming the host, the port and what answered', async () => {
+    const http = createServer((_request, response) => response.end('hello')).listen(0, '127.0.0.1');
+    await once(http, 'listening');
+    const { port } = http.address() as AddressInfo;
+    try {
+      const began = Date.now();
+      const result = await runCli(['status'], {
+        env: { DATABASE_URL: `postgres://postgres@127.0.0.1:${port}/postgres` },
+        timeoutMs: 20_000,
+      });
+      expect(Date.now() - began).toBeLessThan(12_000);
+      expect(result.code).toBe(1);
+      expect(result.stderr).toBe(
+        `invoice-mirror: DATABASE_URL: 127.0.0.1:${port} is not a PostgreSQL server (it answered "HTTP/1.1 400 Bad Request"); check the port\n`,
+      );
+    } finally {
+      http.close();
     }
   });
 });

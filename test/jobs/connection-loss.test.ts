@@ -19,7 +19,7 @@ const cliEnv = () => ({
   INVOICING_API_URL: env.box.sandbox.url,
   JOB_POLL_INTERVAL_MS: '200',
   PAGE_SIZE: '5',
-  LOG_LEVEL: 'silent',
+  LOG_LEVEL: process.env.FAULT_LOG_LEVEL ?? 'silent',
 });
 
 /** The backend holding the mirror's advisory lock for `purpose` (jobs, service, sync), if any. */
@@ -60,9 +60,21 @@ function background(args: string[]) {
   let stdout = '';
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-  const done = new Promise<{ code: number | null; stderr: string; stdout: string }>((resolve) =>
-    child.on('close', (code) => resolve({ code, stderr, stdout })),
-  );
+  // A child that hangs fails the case with what it printed, instead of a bare test timeout.
+  const done = new Promise<{ code: number | null; stderr: string; stdout: string }>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(
+        new Error(
+          `invoice-mirror ${args.join(' ')} hung for 45 s; stdout: ${stdout.slice(-2000)} stderr: ${stderr.slice(-6000)}`,
+        ),
+      );
+    }, 45_000);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stderr, stdout });
+    });
+  });
   return { child, done };
 }
 

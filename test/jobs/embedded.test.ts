@@ -1,19 +1,19 @@
 /**
- * The runner on the embedded database (PGlite, one connection): the pinned connection must not
- * deadlock with the job's own queries, and NOTIFY wakes a started runner there too.
+ * The runner on the embedded database (the embedded PostgreSQL server): jobs run and refresh the
+ * mirror, and NOTIFY wakes a started runner there too.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { migrate, openDatabase, type DatabaseHandle } from '../../src/db/index.js';
 import { JobRunner, type JobFinished } from '../../src/jobs/index.js';
 import { useSandbox } from '../support/sandbox.js';
+import { embeddedDbParent } from '../support/test-database.js';
 import { insertJob, jobRow, mirrorRow, PER_ENTITY, TEST_BACKOFF } from './helpers.js';
 
 const box = useSandbox({ perEntity: PER_ENTITY, sendMsPerInvoice: 20 });
-const dir = mkdtempSync(join(tmpdir(), 'im-embedded-jobs-'));
+const dir = embeddedDbParent('im-embedded-jobs-');
 let handle: DatabaseHandle;
 
 beforeAll(async () => {

@@ -1,9 +1,15 @@
 /**
  * Finds the Postgres server the tests run against: DATABASE_URL when set, otherwise a throwaway
- * container through testcontainers when a Docker engine answers. Each test file then makes its
- * own schema (see `test-database.ts`), so files never see each other's rows.
+ * container through testcontainers when a Docker engine is there, otherwise the program's own
+ * embedded server in a throwaway directory. Each test file then makes its own schema (see
+ * `test-database.ts`), so files never see each other's rows.
  */
+import { chmodSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
+import { attachEmbeddedServer } from '../../src/db/embedded-server.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -11,26 +17,61 @@ declare module 'vitest' {
   }
 }
 
-let stopContainer: (() => Promise<unknown>) | undefined;
+let stopServer: (() => Promise<unknown>) | undefined;
 
 export async function setup(project: TestProject): Promise<void> {
-  let url = process.env.DATABASE_URL;
-  if (!url) {
-    try {
-      const { PostgreSqlContainer } = await import('@testcontainers/postgresql');
-      const container = await new PostgreSqlContainer('postgres:16-alpine').start();
-      stopContainer = () => container.stop();
-      url = container.getConnectionUri();
-    } catch (error) {
-      throw new Error(
-        'The tests need a real Postgres server. Set DATABASE_URL (e.g. DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npm test), ' +
-          `or run a Docker engine for testcontainers (it failed: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}).`,
-      );
-    }
-  }
+  const url = process.env.DATABASE_URL ?? (dockerAnswers() ? await startContainer() : await startEmbedded());
   project.provide('databaseUrl', url);
 }
 
 export async function teardown(): Promise<void> {
-  await stopContainer?.();
+  await stopServer?.();
+}
+
+/** A Docker engine is there to ask (its socket, or DOCKER_HOST). */
+function dockerAnswers(): boolean {
+  return Boolean(process.env.DOCKER_HOST) || existsSync('/var/run/docker.sock');
+}
+
+async function startContainer(): Promise<string> {
+  const { PostgreSqlContainer } = await import('@testcontainers/postgresql');
+  const container = await new PostgreSqlContainer('postgres:16-alpine').start();
+  stopServer = () => container.stop();
+  return container.getConnectionUri();
+}
+
+/**
+ * The program's own embedded PostgreSQL, in a throwaway directory, listening on a free loopback
+ * port too so that tests and the processes they start reach it by URL. Durability is off (a test
+ * server's data is thrown away) and there are enough connections for files running side by side.
+ */
+async function startEmbedded(): Promise<string> {
+  // Reachable by the server's own user when the tests run as root (mkdtemp makes it private).
+  const dir = mkdtempSync(join(tmpdir(), 'invoice-mirror-test-pg-'));
+  chmodSync(dir, 0o755);
+  const port = await freePort();
+  const server = await attachEmbeddedServer(join(dir, 'db'), {
+    create: true,
+    tcpPort: port,
+    settings: ['max_connections=300', 'fsync=off', 'synchronous_commit=off', 'full_page_writes=off'],
+  }).catch((error: unknown) => {
+    rmSync(dir, { recursive: true, force: true });
+    throw error;
+  });
+  stopServer = async () => {
+    await server.stop();
+    rmSync(dir, { recursive: true, force: true });
+  };
+  return `postgres://postgres@127.0.0.1:${port}/postgres`;
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((done, fail) => {
+    const probe = createServer();
+    probe.once('error', fail);
+    probe.listen(0, '127.0.0.1', () => {
+      const address = probe.address();
+      probe.close(() => done(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
 }

@@ -3,6 +3,9 @@
  * file is done. Returns the handle plus the settings another process would need to reach it.
  */
 import { randomBytes } from 'node:crypto';
+import { chmodSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import postgres from 'postgres';
 import { afterAll, beforeAll, inject } from 'vitest';
 import { migrate, openDatabase, type DatabaseHandle } from '../../src/db/index.js';
@@ -48,4 +51,14 @@ export function useTestDatabase(options: { migrate?: boolean } = {}): { current:
     await dropSchema(box.current.url, box.current.schema);
   });
   return box;
+}
+
+/**
+ * A throwaway directory for an embedded database. mkdtemp makes it private; when the tests run as
+ * root the server runs as the `postgres` user, which must be able to enter it.
+ */
+export function embeddedDbParent(prefix: string): string {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  chmodSync(dir, 0o755);
+  return dir;
 }

@@ -1,12 +1,11 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { sql } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
 import { CLI_PATH, runCli } from '../support/cli.js';
 import { useSandbox } from '../support/sandbox.js';
-import { useTestDatabase } from '../support/test-database.js';
+import { useTestDatabase, embeddedDbParent } from '../support/test-database.js';
 
 const database = useTestDatabase();
 const env = useSandbox({
@@ -74,6 +73,55 @@ describe('backfill and sync commands', () => {
     expect(inserts.rows[0]!.n).toBe(inserts.rows[0]!.d);
   });
 
+  it('Ctrl-C stops after the page being written, marks the run interrupted at once and says so; the next run resumes', async () => {
+    const { db } = database.current.handle;
+    await sql`truncate clients, products, quotations, saved_invoices, repeating_invoices, document_lines cascade`.execute(
+      db,
+    );
+    env.sandbox.knobs.latencyMs = 25;
+    env.sandbox.clearCalls();
+    const child = spawn(process.execPath, [CLI_PATH, 'backfill'], {
+      env: { ...process.env, ...database.current.env, ...apiEnv(), LOG_LEVEL: 'warn' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+    while (env.sandbox.calls.length < 12) await new Promise((resolve) => setTimeout(resolve, 10));
+    child.kill('SIGINT');
+    // Marked at once, before the process has even finished.
+    let marked: string | undefined;
+    for (let i = 0; i < 100 && marked !== 'interrupted'; i++) {
+      const [run] = await db.selectFrom('sync_runs').select('status').orderBy('id', 'desc').limit(1).execute();
+      marked = run?.status;
+      if (marked !== 'interrupted') await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    expect(marked).toBe('interrupted');
+    expect(await exited).toBe(130);
+    env.sandbox.knobs.latencyMs = 0;
+    expect(stderr).toBe('invoice-mirror: SIGINT: stopping after the page being written (again to exit at once)\n');
+    expect(stdout).toMatch(
+      /run \d+: interrupted, \d+ requests \(interrupted \(SIGINT\): stopped after the page being written; running the command again resumes safely; \d of 6 entities were pulled completely \([^)]*\)\)\n$/,
+    );
+    const [last] = await db
+      .selectFrom('sync_runs')
+      .select(['status', 'error'])
+      .orderBy('id', 'desc')
+      .limit(1)
+      .execute();
+    expect(last!.status).toBe('interrupted');
+    expect(last!.error).toMatch(/^interrupted \(SIGINT\)/);
+
+    const again = await runCli(['backfill'], { env: { ...database.current.env, ...apiEnv() } });
+    expect(again.stdout).toMatch(/run \d+: succeeded/);
+    const { rows } = await sql<{ n: number }>`select count(*)::int as n from clients where deleted_at is null`.execute(
+      db,
+    );
+    expect(rows[0]!.n).toBe(env.sandbox.store.list('clients').length);
+  });
+
   it('a sync and a jobs run in two processes never call the service at the same time', async () => {
     const { db } = database.current.handle;
     const products = env.sandbox.store
@@ -114,7 +162,7 @@ describe('backfill and sync commands', () => {
     const onPostgres = await runCli(['sync'], { env: { ...database.current.env, ...unreachable } });
     expect(onPostgres.code).toBe(1);
     expect(onPostgres.stdout).toMatch(/run \d+: failed/);
-    const dir = mkdtempSync(join(tmpdir(), 'im-embedded-fail-'));
+    const dir = embeddedDbParent('im-embedded-fail-');
     dirs.push(dir);
     const embedded = await runCli(['sync'], {
       env: { DATABASE_URL: undefined, EMBEDDED_DB_DIR: join(dir, 'db'), ...unreachable },
@@ -126,7 +174,7 @@ describe('backfill and sync commands', () => {
   }, 150_000);
 
   it('backfills into the embedded database when DATABASE_URL is unset', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'im-embedded-sync-'));
+    const dir = embeddedDbParent('im-embedded-sync-');
     dirs.push(dir);
     const embedded = { DATABASE_URL: undefined, EMBEDDED_DB_DIR: join(dir, 'db'), ...apiEnv(), PAGE_SIZE: '50' };
     const result = await runCli(['backfill', '--only', 'clients,quotations'], {

@@ -1,0 +1,53 @@
+/**
+ * The `invoice-mirror` command line: parses arguments and hands each command to its module.
+ * Exit codes: 0 success, 1 failure, 2 bad usage or configuration.
+ */
+import { Command, CommanderError } from 'commander';
+import { COMMANDS } from './commands/catalogue.js';
+
+/**
+ * The program with every command listed; only the command named on the command line (or whose
+ * help is asked for) is loaded in full, the others are there for `--help`'s list.
+ */
+export async function buildProgram(version: string, argv: string[] = process.argv): Promise<Command> {
+  const program = new Command('invoice-mirror')
+    .description(
+      'Keeps a Postgres mirror of an invoicing account (FactuurSturen.nl API v1) and runs queued write actions',
+    )
+    .version(version)
+    .showHelpAfterError('(run invoice-mirror --help for usage)')
+    .exitOverride();
+  const words = argv.slice(2).filter((word) => !word.startsWith('-'));
+  const named = words[0] === 'help' ? words[1] : words[0];
+  for (const entry of COMMANDS) {
+    if (entry.name === named) (await entry.load())(program);
+    else program.command(entry.name).description(entry.description);
+  }
+  for (const command of program.commands) command.exitOverride();
+  return program;
+}
+
+export async function main(version: string, argv: string[] = process.argv): Promise<number> {
+  const program = await buildProgram(version, argv);
+  try {
+    await program.parseAsync(argv);
+    return typeof process.exitCode === 'number' ? process.exitCode : 0;
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      // Help and version are successes; every other commander error is bad usage.
+      return error.exitCode === 0 ? 0 : 2;
+    }
+    return (await import('./commands/context.js')).reportFailure(error);
+  }
+}
+
+/** Runs the command line and exits with its code. */
+export async function run(version: string): Promise<never> {
+  // A promise no one waited for that failed is a bug; it still ends the program with one line and
+  // a log entry, not a bare stack trace.
+  process.on('unhandledRejection', (reason) => {
+    void import('./commands/context.js').then(({ reportFailure }) => process.exit(reportFailure(reason)));
+  });
+  (await import('./heap.js')).limitHeapGrowth();
+  process.exit(await main(version));
+}

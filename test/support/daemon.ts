@@ -1,0 +1,78 @@
+/**
+ * Starting `invoice-mirror daemon` as a child process, and waiting for what it does.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+import { afterEach } from 'vitest';
+import { CLI_PATH } from './cli.js';
+
+export interface Daemon {
+  child: ChildProcess;
+  /** Base URL of its health and metrics server. */
+  url: string;
+  exited: Promise<number | null>;
+  stderr: () => string;
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** Registers an afterEach that kills the daemons a test left running; returns the starter. */
+export function useDaemons(baseEnv: () => Record<string, string | undefined>) {
+  const daemons: ChildProcess[] = [];
+  afterEach(() => {
+    for (const child of daemons.splice(0)) if (child.exitCode === null) child.kill('SIGKILL');
+  });
+  return async function startDaemon(extra: Record<string, string | undefined> = {}): Promise<Daemon> {
+    const port = await freePort();
+    const env: Record<string, string | undefined> = {
+      ...process.env,
+      HEALTH_PORT: String(port),
+      // A poll far longer than the test: a job that runs quickly was woken by NOTIFY.
+      JOB_POLL_INTERVAL_MS: '600000',
+      SYNC_CRON: '*/15 * * * *',
+      LOG_LEVEL: 'info',
+      ...baseEnv(),
+      ...extra,
+    };
+    for (const key of Object.keys(env)) if (env[key] === undefined) delete env[key];
+    const child = spawn(process.execPath, [CLI_PATH, 'daemon'], {
+      env: env as NodeJS.ProcessEnv,
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    daemons.push(child);
+    let stderr = '';
+    child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+    await waitFor(
+      'the daemon to start',
+      async () => {
+        if (child.exitCode !== null) throw new Error(`daemon exited early: ${stderr}`);
+        return stderr.includes('daemon started');
+      },
+      30_000,
+    );
+    return { child, url: `http://127.0.0.1:${port}`, exited, stderr: () => stderr };
+  };
+}
+
+export async function waitFor<T>(
+  what: string,
+  probe: () => Promise<T | undefined | null | false>,
+  timeoutMs = 15_000,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
