@@ -6,8 +6,7 @@
 import { sql, type ColumnType, type Generated, type Kysely } from 'kysely';
 
 export type SyncRunKind = 'backfill' | 'sync' | 'refresh';
-/** `interrupted` from 0009 on. */
-export type SyncRunStatus = 'running' | 'succeeded' | 'failed' | 'partial' | 'interrupted';
+export type SyncRunStatus = 'running' | 'succeeded' | 'failed' | 'partial';
 export interface EntityCounts {
   fetched: number;
   inserted: number;

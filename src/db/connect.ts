@@ -88,6 +88,9 @@ function openPostgres(
 ): DatabaseHandle {
   const connectionOptions = {
     connect_timeout: 10,
+    // Reconnect tries at most 2 s apart (the driver's own backoff grows to 20 s), so work resumes
+    // within seconds of the database's return.
+    backoff: (retries: number) => Math.min(0.1 * 2 ** retries, 2),
     onnotice: () => undefined,
     connection: {
       search_path: `${options.schema}, public`,

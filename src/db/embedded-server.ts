@@ -415,7 +415,8 @@ async function platformPackage(): Promise<Binaries> {
   }
 }
 
-async function freePort(): Promise<number> {
+/** A TCP port on 127.0.0.1 that is free now (for a server that must listen on TCP). */
+export async function freePort(): Promise<number> {
   return new Promise((done, fail) => {
     const server = createServer();
     server.once('error', fail);

@@ -1,9 +1,21 @@
 /**
  * The Kysely type of the whole database: every table, typed by the migration that creates it.
  */
-import type { ChangesTable, JobsTable, SyncRunsTable } from '../../migrations/0001_core.js';
+import type {
+  ChangesTable,
+  JobsTable,
+  SyncRunStatus as CoreRunStatus,
+  SyncRunsTable as CoreRunsTable,
+} from '../../migrations/0001_core.js';
 import type { DocumentLinesTable, MirrorRow } from '../../migrations/0002_mirror.js';
 import type { ColumnType } from 'kysely';
+
+/** A run's status: 0001's, and `interrupted` (a pull stopped on purpose) from 0009 on. */
+export type SyncRunStatus = CoreRunStatus | 'interrupted';
+
+export interface SyncRunsTable extends Omit<CoreRunsTable, 'status'> {
+  status: ColumnType<SyncRunStatus, SyncRunStatus | undefined, SyncRunStatus>;
+}
 
 export interface EntityPullsTable {
   entity: string;

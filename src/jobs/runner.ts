@@ -70,6 +70,8 @@ const LOCK_NOT_AVAILABLE = '55P03';
 const LOCK_WAIT_MS = 500;
 /** Pause between tries while another runner holds the lock and jobs are waiting. */
 const BUSY_RETRY_MS = 10;
+/** After a database error, the next try: soon, whatever the polling backstop (NOTIFY may be lost meanwhile). */
+const TROUBLE_RETRY_MS = 2000;
 
 export class JobRunner extends EventEmitter {
   private readonly database: DatabaseHandle;
@@ -206,6 +208,7 @@ export class JobRunner extends EventEmitter {
       this.databaseTrouble ??= { since: new Date(), error: errorMessage(error) };
       this.databaseTrouble.error = errorMessage(error);
       this.log.error({ error: errorMessage(error) }, 'job runner: database error; trying again later');
+      nextMs = Math.min(this.pollMs, TROUBLE_RETRY_MS);
     }
     if (!this.stopping) this.timer = setTimeout(() => this.wake(), nextMs);
   }

@@ -10,6 +10,7 @@ import { sql } from 'kysely';
 import postgres from 'postgres';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CLI_PATH, runCli } from '../support/cli.js';
+import { lastSyncRun } from '../support/test-database.js';
 import { insertJob, jobRow, useJobsEnv } from './helpers.js';
 
 const REPEATS = Number(process.env.FAULT_REPEATS ?? 1);
@@ -172,14 +173,9 @@ describe.each(Array.from({ length: REPEATS }, (_, i) => i + 1))('a lost pinned c
       const { code, stderr } = await run.done;
       noCrash(stderr);
       expect(code).toBe(1);
-      const [last] = await db
-        .selectFrom('sync_runs')
-        .select(['status', 'error'])
-        .orderBy('id', 'desc')
-        .limit(1)
-        .execute();
-      expect(last!.status).toBe('failed');
-      expect(last!.error).toMatch(/the pull stopped|terminat|CONNECTION/i);
+      const last = await lastSyncRun(db);
+      expect(last.status).toBe('failed');
+      expect(last.error).toMatch(/the pull stopped|terminat|CONNECTION/i);
     } finally {
       env.box.sandbox.knobs.latencyMs = 0;
     }

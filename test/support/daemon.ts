@@ -2,9 +2,11 @@
  * Starting `invoice-mirror daemon` as a child process, and waiting for what it does.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
 import { afterEach } from 'vitest';
+import { freePort } from '../../src/db/embedded-server.js';
 import { CLI_PATH } from './cli.js';
+
+export { freePort };
 
 export interface Daemon {
   child: ChildProcess;
@@ -12,16 +14,6 @@ export interface Daemon {
   url: string;
   exited: Promise<number | null>;
   stderr: () => string;
-}
-
-export async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 /** Registers an afterEach that kills the daemons a test left running; returns the starter. */

@@ -5,11 +5,10 @@
  * `test-database.ts`), so files never see each other's rows.
  */
 import { chmodSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
-import { attachEmbeddedServer } from '../../src/db/embedded-server.js';
+import { attachEmbeddedServer, freePort } from '../../src/db/embedded-server.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -63,15 +62,4 @@ async function startEmbedded(): Promise<string> {
     rmSync(dir, { recursive: true, force: true });
   };
   return `postgres://postgres@127.0.0.1:${port}/postgres`;
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((done, fail) => {
-    const probe = createServer();
-    probe.once('error', fail);
-    probe.listen(0, '127.0.0.1', () => {
-      const address = probe.address();
-      probe.close(() => done(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
 }

@@ -8,7 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import postgres from 'postgres';
 import { afterAll, beforeAll, inject } from 'vitest';
-import { migrate, openDatabase, type DatabaseHandle } from '../../src/db/index.js';
+import type { Kysely } from 'kysely';
+import { migrate, openDatabase, type Database, type DatabaseHandle } from '../../src/db/index.js';
 
 export interface TestDatabase {
   handle: DatabaseHandle;
@@ -61,4 +62,10 @@ export function embeddedDbParent(prefix: string): string {
   const dir = mkdtempSync(join(tmpdir(), prefix));
   chmodSync(dir, 0o755);
   return dir;
+}
+
+/** The newest sync run's status and error. */
+export async function lastSyncRun(db: Kysely<Database>): Promise<{ status: string; error: string | null }> {
+  const [run] = await db.selectFrom('sync_runs').select(['status', 'error']).orderBy('id', 'desc').limit(1).execute();
+  return run!;
 }

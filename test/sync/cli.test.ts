@@ -5,7 +5,7 @@ import { sql } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
 import { CLI_PATH, runCli } from '../support/cli.js';
 import { useSandbox } from '../support/sandbox.js';
-import { useTestDatabase, embeddedDbParent } from '../support/test-database.js';
+import { useTestDatabase, embeddedDbParent, lastSyncRun } from '../support/test-database.js';
 
 const database = useTestDatabase();
 const env = useSandbox({
@@ -105,14 +105,9 @@ describe('backfill and sync commands', () => {
     expect(stdout).toMatch(
       /run \d+: interrupted, \d+ requests \(interrupted \(SIGINT\): stopped after the page being written; running the command again resumes safely; \d of 6 entities were pulled completely \([^)]*\)\)\n$/,
     );
-    const [last] = await db
-      .selectFrom('sync_runs')
-      .select(['status', 'error'])
-      .orderBy('id', 'desc')
-      .limit(1)
-      .execute();
-    expect(last!.status).toBe('interrupted');
-    expect(last!.error).toMatch(/^interrupted \(SIGINT\)/);
+    const last = await lastSyncRun(db);
+    expect(last.status).toBe('interrupted');
+    expect(last.error).toMatch(/^interrupted \(SIGINT\)/);
 
     const again = await runCli(['backfill'], { env: { ...database.current.env, ...apiEnv() } });
     expect(again.stdout).toMatch(/run \d+: succeeded/);
@@ -240,14 +235,9 @@ describe('the exit code and the run tell the truth', () => {
       expect(result.code).toBe(1);
       expect(result.stdout).toMatch(/run \d+: failed, \d+ requests? \(products: .*products are read-only today\)/);
       expect(result.stderr).toBe('');
-      const [run] = await db
-        .selectFrom('sync_runs')
-        .select(['status', 'error'])
-        .orderBy('id', 'desc')
-        .limit(1)
-        .execute();
-      expect(run!.status).toBe('failed');
-      expect(run!.error).toMatch(/^products: .*products are read-only today$/);
+      const run = await lastSyncRun(db);
+      expect(run.status).toBe('failed');
+      expect(run.error).toMatch(/^products: .*products are read-only today$/);
     } finally {
       await sql`drop trigger refuse_products on products`.execute(db);
       await sql`drop function refuse_products()`.execute(db);
