@@ -48,7 +48,10 @@ export function formatRows(
   if (columns.length === 0) return '(no columns)\n';
   // Long cells (notes, raw json) are cut so a row stays on one line of a terminal.
   const cells = rows.map((row) => columns.map((c) => truncate(cellText(row[c]).replace(/\s+/g, ' '), 60)));
-  const widths = columns.map((c, i) => Math.max(stringWidth(c), ...cells.map((line) => stringWidth(line[i]!))));
+  // A loop, not Math.max(...cells): spreading a few hundred thousand rows overflows the stack.
+  const widths = columns.map((c, i) =>
+    cells.reduce((widest, line) => Math.max(widest, stringWidth(line[i]!)), stringWidth(c)),
+  );
   const numeric = columns.map(
     (c) => rows.length > 0 && rows.every((row) => row[c] === null || row[c] === undefined || isNumberLike(row[c])),
   );

@@ -48,6 +48,11 @@ export async function run(version: string): Promise<never> {
   process.on('unhandledRejection', (reason) => {
     void import('./commands/context.js').then(({ reportFailure }) => process.exit(reportFailure(reason)));
   });
+  // Output piped to a reader that stopped (`| head`): the rest is not wanted, but the command still
+  // finishes and closes the database (and lets the embedded server stop), instead of a stack trace.
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE' && error.code !== 'ERR_STREAM_DESTROYED') throw error;
+  });
   (await import('./heap.js')).limitHeapGrowth();
   process.exit(await main(version));
 }

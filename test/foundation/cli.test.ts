@@ -1,8 +1,9 @@
+import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
-import { runCli } from '../support/cli.js';
+import { CLI_PATH, runCli } from '../support/cli.js';
 import { databaseUrl, dropSchema, uniqueSchema } from '../support/test-database.js';
 import postgres from 'postgres';
 import { migrations } from '../../migrations/index.js';
@@ -136,6 +137,23 @@ describe('invoice-mirror sql', () => {
     }
     expect(JSON.parse((await count()).stdout)).toEqual([{ n: 1 }]);
     expect(await tablesIn(env.MIRROR_SCHEMA)).not.toContain('scratch');
+  });
+});
+
+describe('output piped to a reader that stops early (| head)', () => {
+  it('ends quietly with exit 0, not a stack trace', async () => {
+    const env = { ...process.env, DATABASE_URL: databaseUrl(), MIRROR_SCHEMA: freshSchema(), LOG_LEVEL: 'warn' };
+    expect((await runCli(['migrate'], { env })).code).toBe(0);
+    const child = spawn(process.execPath, [CLI_PATH, 'sql', 'select generate_series(1, 200000) as n'], {
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.stdout.once('data', () => child.stdout.destroy());
+    const [code] = (await once(child, 'close')) as [number | null];
+    expect(stderr).toBe('');
+    expect(code).toBe(0);
   });
 });
 

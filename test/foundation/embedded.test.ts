@@ -67,6 +67,21 @@ describe('the embedded database', () => {
     expect(existsSync(join(dir, 'elsewhere'))).toBe(false);
   });
 
+  it('a missing credential is reported before any database is created', async () => {
+    const missing = join(dir, 'not-yet', 'db');
+    const result = await cli(['sync'], {
+      EMBEDDED_DB_DIR: missing,
+      INVOICING_API_URL: 'https://invoicing.example/api/v1',
+      INVOICING_API_USER: 'someone',
+      INVOICING_API_KEY: undefined,
+    });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe(
+      'invoice-mirror: INVOICING_API_KEY: is required (the API key of the invoicing service)\n',
+    );
+    expect(existsSync(join(dir, 'not-yet'))).toBe(false);
+  });
+
   it('migrate creates it and prints where it is; the server stops when the last command is done', async () => {
     const result = await cli(['migrate']);
     expect(result.stderr).toBe('');

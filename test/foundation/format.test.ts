@@ -24,6 +24,13 @@ describe('table output', () => {
     expect(new Set(cityStarts).size).toBe(1);
   });
 
+  it('lays out a few hundred thousand rows (no argument spread over the rows)', () => {
+    const rows = Array.from({ length: 300_000 }, (_, i) => ({ n: i }));
+    const text = formatRows(rows, 'table');
+    expect(text.split('\n').slice(0, 3)).toEqual(['     n', '------', '     0']);
+    expect(text.endsWith('(300000 rows)\n')).toBe(true);
+  });
+
   it('cuts long cells between characters, by display width', () => {
     const coffee = '☕'.repeat(40);
     const cut = truncate(coffee, 9);
