@@ -6,8 +6,9 @@ COPY scripts ./scripts
 COPY patches ./patches
 COPY src ./src
 COPY migrations ./migrations
-# npm ci builds (the prepare script); the dev dependencies are dropped afterwards.
-RUN npm ci --no-audit --no-fund && npm prune --omit=dev --no-audit --no-fund
+# npm ci builds (the prepare script); the dev dependencies are dropped afterwards, and so are the
+# embedded PostgreSQL binaries (optional dependencies): in a container the database is DATABASE_URL.
+RUN npm ci --no-audit --no-fund && npm prune --omit=dev --omit=optional --no-audit --no-fund
 USER node
 ENTRYPOINT ["node", "dist/src/cli.js"]
 CMD ["daemon"]
