@@ -2,8 +2,8 @@ import type { Command } from 'commander';
 import { addCommand } from './catalogue.js';
 import { sql } from 'kysely';
 import { formatRows } from '../format.js';
-import { countJobsByStatus } from '../jobs/queue.js';
-import { ENTITY_NAMES } from '../sync/index.js';
+import { countJobsByStatus } from '../jobs/counts.js';
+import { ENTITY_NAMES } from '../sync/entities.js';
 import { heldDeletes } from '../sync/safeguard.js';
 import { withApp } from './context.js';
 

@@ -9,6 +9,7 @@ import { jsonb, type Database } from '../db/index.js';
 import { RunError } from '../errors.js';
 import { unstorableValues } from '../api/json-split.js';
 import { PayloadError } from './errors.js';
+export { countJobsByStatus } from './counts.js';
 import { kindNamed, parseJob, type JobRow } from './kinds.js';
 import { batchesOf, callOf, idStates, idsIn, listIds, resolveCommands } from './ledger.js';
 import type { Disposition } from './outcome.js';
@@ -439,16 +440,6 @@ export async function nextDueAt(db: Kysely<Database>): Promise<Date | null> {
 }
 
 /** How many jobs are in each status (statuses with none are left out). */
-export async function countJobsByStatus(db: Kysely<Database>): Promise<Partial<Record<JobStatus, number>>> {
-  const rows = await db
-    .selectFrom('jobs')
-    .select(['status', sql<number>`count(*)::int`.as('n')])
-    .groupBy('status')
-    .orderBy('status')
-    .execute();
-  return Object.fromEntries(rows.map((row) => [row.status, Number(row.n)]));
-}
-
 export async function hasRunnable(db: Kysely<Database>): Promise<boolean> {
   const { rows } = await sql<{
     any: boolean;
