@@ -271,7 +271,13 @@ function socketDirectory(dataDir: string, port: number, runAs: RunAs | undefined
 }
 
 async function initialise(dataDir: string, runAs: RunAs | undefined): Promise<void> {
-  mkdirSync(dirname(dataDir), { recursive: true });
+  try {
+    mkdirSync(dirname(dataDir), { recursive: true });
+  } catch (error) {
+    throw new RunError(
+      `cannot create the embedded database in ${dataDir} (${(error as NodeJS.ErrnoException).code ?? errorMessage(error)}); set EMBEDDED_DB_DIR to a directory you can write, or DATABASE_URL to a PostgreSQL server`,
+    );
+  }
   if (runAs && !reachable(dirname(dataDir), runAs)) {
     throw new RunError(
       `the embedded database cannot live in ${dataDir}: running as root, its server runs as the 'postgres' user, which cannot reach that directory; set EMBEDDED_DB_DIR to a directory it can reach (for example under /var/tmp), or run as a regular user`,

@@ -67,6 +67,15 @@ describe('the embedded database', () => {
     expect(existsSync(join(dir, 'elsewhere'))).toBe(false);
   });
 
+  it('a directory that cannot be made is one line naming the settings to change', async () => {
+    const impossible = '/dev/null/invoice-mirror/db';
+    const result = await cli(['migrate'], { EMBEDDED_DB_DIR: impossible });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe(
+      `invoice-mirror: cannot create the embedded database in ${impossible} (ENOTDIR); set EMBEDDED_DB_DIR to a directory you can write, or DATABASE_URL to a PostgreSQL server\n`,
+    );
+  });
+
   it('a missing credential is reported before any database is created', async () => {
     const missing = join(dir, 'not-yet', 'db');
     const result = await cli(['sync'], {
