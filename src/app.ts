@@ -61,27 +61,29 @@ export async function openApp(config: Config, needs: DatabaseNeeds = {}): Promis
  * and the service lock; the daemon does both, one request at a time, and needs one more connection
  * for its other queries (health, metrics, the runner's polling).
  */
-const PINNED = { sync: 2, jobs: 2, daemon: 3 } as const;
-const FREE = { sync: 0, jobs: 0, daemon: 1 } as const;
-export type Work = keyof typeof PINNED;
+const WORK = {
+  sync: { name: 'a sync', holds: "a sync lock and one request's service lock", pinned: 2, free: 0 },
+  jobs: { name: 'running jobs', holds: "a job lock and one request's service lock", pinned: 2, free: 0 },
+  daemon: {
+    name: 'the daemon',
+    holds: "a sync lock, a job lock and one request's service lock, plus one connection for its other queries",
+    pinned: 3,
+    free: 1,
+  },
+} as const;
+export type Work = keyof typeof WORK;
 
 /** The smallest DB_POOL_SIZE that cannot deadlock for this work. */
 export function minimumPoolSize(work: Work): number {
-  return PINNED[work] + FREE[work];
+  return WORK[work].pinned + WORK[work].free;
 }
 
 /** Refuses, before any work starts, a pool too small for the connections the command holds at once. */
 export function checkPoolSize(config: Config, work: Work): void {
   const needed = minimumPoolSize(work);
   if (config.dbPoolSize < needed) {
-    const holds =
-      work === 'daemon'
-        ? "a sync lock, a job lock and one request's service lock, plus one connection for its other queries"
-        : work === 'jobs'
-          ? "a job lock and one request's service lock"
-          : "a sync lock and one request's service lock";
     throw new ConfigError(
-      `DB_POOL_SIZE: ${config.dbPoolSize} is too small for ${work === 'daemon' ? 'the daemon' : work === 'jobs' ? 'running jobs' : 'a sync'}, which holds ${holds} at once; set it to at least ${needed}`,
+      `DB_POOL_SIZE: ${config.dbPoolSize} is too small for ${WORK[work].name}, which holds ${WORK[work].holds} at once; set it to at least ${needed}`,
     );
   }
 }
@@ -104,7 +106,7 @@ export function syncDeps(
     client,
     schema: app.config.schema,
     logger,
-    writeConcurrency: Math.max(1, Math.min(2, app.config.dbPoolSize - PINNED[work] - FREE[work])),
+    writeConcurrency: Math.max(1, Math.min(2, app.config.dbPoolSize - minimumPoolSize(work))),
     deletes: { ...deletes, allow },
   };
 }

@@ -82,3 +82,21 @@ export function positiveInteger(name: string, max = 2_147_483_647) {
     return Number(value);
   };
 }
+
+/**
+ * The first SIGINT or SIGTERM asks the command to stop (`first`); a second one means "now"
+ * (`again`, which exits). Returns the function that removes the handlers.
+ */
+export function onStopSignals(
+  first: (signal: NodeJS.Signals) => void,
+  again: (signal: NodeJS.Signals) => void,
+): () => void {
+  let signals = 0;
+  const onSignal = (signal: NodeJS.Signals) => (++signals === 1 ? first(signal) : again(signal));
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  return () => {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  };
+}

@@ -7,7 +7,7 @@ import { formatRows } from '../format.js';
 import { logger } from '../log.js';
 import { ENTITY_NAMES, runSync, type MirrorTable, type SyncOutcome } from '../sync/index.js';
 import { progressReporter } from '../sync/progress.js';
-import { withApp } from './context.js';
+import { onStopSignals, withApp } from './context.js';
 
 /** `--allow-deletes`: entity names, or `all`. */
 function allowList(value: string): MirrorTable[] | 'all' {
@@ -60,22 +60,24 @@ async function pull(
 ): Promise<number> {
   const client = createApiClient(app);
   const stop = new AbortController();
-  let signals = 0;
-  const onSignal = (signal: NodeJS.Signals) => {
-    signals++;
-    if (process.stderr.isTTY) process.stderr.write('\r\x1b[2K'); // the progress line being drawn
-    if (signals > 1) {
+  const clearProgressLine = () => process.stderr.isTTY && process.stderr.write('\r\x1b[2K');
+  const removeHandlers = onStopSignals(
+    (signal) => {
+      clearProgressLine();
+      process.stderr.write(
+        `invoice-mirror: ${signal}: stopping after the page being written (again to exit at once)\n`,
+      );
+      // The request in flight finishes (REQUEST_TIMEOUT_MS at most); the run is marked at once.
+      stop.abort(signal);
+    },
+    (signal) => {
+      clearProgressLine();
       process.stderr.write(
         `invoice-mirror: ${signal} again: exiting now; the run is marked interrupted and running the command again resumes safely\n`,
       );
       process.exit(EXIT_CODE[signal] ?? 130);
-    }
-    process.stderr.write(`invoice-mirror: ${signal}: stopping after the page being written (again to exit at once)\n`);
-    // The request in flight finishes (REQUEST_TIMEOUT_MS at most); the run is marked at once.
-    stop.abort(signal);
-  };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
+    },
+  );
   try {
     const outcome = await runSync(syncDeps(app, client, options.allowDeletes), {
       kind,
@@ -87,8 +89,7 @@ async function pull(
     if (outcome.status === 'interrupted') return EXIT_CODE[stop.signal.reason as NodeJS.Signals] ?? 130;
     return outcome.status === 'succeeded' ? 0 : 1;
   } finally {
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
+    removeHandlers();
     await client.close();
   }
 }

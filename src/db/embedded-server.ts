@@ -139,7 +139,7 @@ function handleFor(dataDir: string, connection: ServerConnection): EmbeddedServe
   };
 }
 
-/** The lines of `postmaster.pid` we use: pid, port, socket directory, listen address, status. */
+/** The lines of `postmaster.pid` we use: pid, port, socket directory, status. */
 function readPidFile(dataDir: string) {
   let lines: string[];
   try {
@@ -151,7 +151,6 @@ function readPidFile(dataDir: string) {
     pid: Number(lines[0]),
     port: Number(lines[3]),
     socketDir: (lines[4] ?? '').trim(),
-    listen: (lines[5] ?? '').trim(),
     status: (lines[7] ?? '').trim(),
   };
 }

@@ -42,15 +42,11 @@ export async function schemaProblem(
   migrations: Migration[] = allMigrations,
 ): Promise<string | undefined> {
   const { rows } = await sql<{ table: string | null }>`
-    select to_regclass(${`${quoteIdent(schema)}.schema_migrations`})::text as table`.execute(db);
+    select to_regclass(format('%I.schema_migrations', ${schema}::text))::text as table`.execute(db);
   if (!rows[0]?.table) return `the mirror schema '${schema}' does not exist yet`;
   const done = await sql<{ name: string }>`select name from ${sql.id(schema, 'schema_migrations')}`.execute(db);
   const applied = new Set(done.rows.map((row) => row.name));
   const pending = migrations.filter((migration) => !applied.has(migration.name)).map((m) => m.name);
   if (pending.length === 0) return undefined;
   return `the mirror schema '${schema}' is older than this version of invoice-mirror (${pending.length} migration${pending.length === 1 ? '' : 's'} pending: ${pending.join(', ')})`;
-}
-
-function quoteIdent(name: string): string {
-  return `"${name.replace(/"/g, '""')}"`;
 }

@@ -8,6 +8,7 @@ import type { JobStatus } from '../../migrations/0001_core.js';
 import { jsonb, type Database } from '../db/index.js';
 import { RunError } from '../errors.js';
 import { unstorableValues } from '../api/json-split.js';
+import { closeOrphanedRuns } from '../sync/runs.js';
 import { PayloadError } from './errors.js';
 export { countJobsByStatus } from './counts.js';
 import { kindNamed, parseJob, type JobRow } from './kinds.js';
@@ -201,16 +202,7 @@ export async function recoverOrphans(db: Kysely<Database>): Promise<RecoveredJob
     recovered.push({ id: job.id, kind: job.kind, status: disposition.status, message: disposition.message });
   }
   // Under the job lock no live runner is in a job, so a refresh run still open was a dead worker's.
-  await db
-    .updateTable('sync_runs')
-    .set({
-      status: 'failed',
-      finished_at: new Date(),
-      error: 'interrupted: the worker stopped before the refresh finished',
-    })
-    .where('status', '=', 'running')
-    .where('kind', '=', 'refresh')
-    .execute();
+  await closeOrphanedRuns(db, ['refresh'], 'interrupted: the worker stopped before the refresh finished');
   return recovered;
 }
 
@@ -339,29 +331,11 @@ function decideSends(
   if (both.length > 0)
     throw new JobStateError(`--resend and --mark-sent both name ${listIds(both)}; choose one for each id`);
   const at = new Date().toISOString();
+  const decided = (chosen: number[], outcome: 'sent' | 'unsent', source: string) =>
+    chosen.length > 0 ? [{ ids: chosen, attempt: 0, outcome, started_at: at, source }] : [];
   const added = [
-    ...(markSent.length > 0
-      ? [
-          {
-            ids: markSent,
-            attempt: 0,
-            outcome: 'sent' as const,
-            started_at: at,
-            source: 'marked sent by a person (jobs retry --mark-sent)',
-          },
-        ]
-      : []),
-    ...(resend.length > 0
-      ? [
-          {
-            ids: resend,
-            attempt: 0,
-            outcome: 'unsent' as const,
-            started_at: at,
-            source: 'to be sent again, as a person chose (jobs retry --resend)',
-          },
-        ]
-      : []),
+    ...decided(markSent, 'sent', 'marked sent by a person (jobs retry --mark-sent)'),
+    ...decided(resend, 'unsent', 'to be sent again, as a person chose (jobs retry --resend)'),
   ];
   const all = [...batches, ...added];
   const sent = idsIn(idStates(ids, all), 'sent');

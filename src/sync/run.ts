@@ -29,6 +29,7 @@ import {
   type StagedRow,
 } from './entities.js';
 import { keysToMerge, preparePage, touchSeen, type PreparedPage } from './merge.js';
+import { closeOrphanedRuns, closeRunIfRunning } from './runs.js';
 import { PageWriter } from './page-writer.js';
 import { recordIssues, resolveIssues } from './rejected.js';
 import { DEFAULT_DELETE_POLICY, sweepWithSafeguard, type DeletePolicy } from './safeguard.js';
@@ -119,16 +120,7 @@ export async function runSync(deps: SyncDeps, options: SyncOptions): Promise<Syn
     if (!rows[0]?.locked) throw new SyncBusyError();
     try {
       // We hold the lock, so any run still marked running belongs to a process that died.
-      await db
-        .updateTable('sync_runs')
-        .set({
-          status: 'failed',
-          finished_at: new Date(),
-          error: 'interrupted: the process stopped before the run finished',
-        })
-        .where('status', '=', 'running')
-        .where('kind', 'in', ['backfill', 'sync'])
-        .execute();
+      await closeOrphanedRuns(db, ['backfill', 'sync'], 'interrupted: the process stopped before the run finished');
       const run = await db
         .insertInto('sync_runs')
         .values({ kind: options.kind, entities: definitions.map((d) => d.name) })
@@ -136,15 +128,9 @@ export async function runSync(deps: SyncDeps, options: SyncOptions): Promise<Syn
         .executeTakeFirstOrThrow();
       const runId = Number(run.id);
       const markInterrupted = () => {
-        void deps.db
-          .updateTable('sync_runs')
-          .set({ status: 'interrupted', finished_at: new Date(), error: interruptedMessage(options.signal) })
-          .where('id', '=', runId)
-          .where('status', '=', 'running')
-          .execute()
-          .catch((error: unknown) =>
-            log.warn({ runId, error: errorMessage(error) }, 'could not mark the run interrupted'),
-          );
+        void closeRunIfRunning(deps.db, runId, 'interrupted', interruptedMessage(options.signal)).catch(
+          (error: unknown) => log.warn({ runId, error: errorMessage(error) }, 'could not mark the run interrupted'),
+        );
       };
       options.signal?.addEventListener('abort', markInterrupted, { once: true });
       try {
@@ -154,13 +140,7 @@ export async function runSync(deps: SyncDeps, options: SyncOptions): Promise<Syn
         // pull stops, and the run is marked failed through another connection of the pool.
         const message = `the pull stopped: ${errorMessage(error)}`;
         log.error({ runId, error: errorMessage(error) }, 'sync run failed');
-        await deps.db
-          .updateTable('sync_runs')
-          .set({ status: 'failed', finished_at: new Date(), error: message })
-          .where('id', '=', runId)
-          .where('status', '=', 'running')
-          .execute()
-          .catch(() => undefined);
+        await closeRunIfRunning(deps.db, runId, 'failed', message).catch(() => undefined);
         throw new RunError(`run ${runId} failed: ${message}`);
       } finally {
         options.signal?.removeEventListener('abort', markInterrupted);
@@ -222,13 +202,12 @@ async function pullAll(
         ? 'failed'
         : 'partial';
   // An interrupted run's own errors are the requests cut short by the interrupt: not worth saying.
-  const errors = interrupted ? [] : results.filter((o) => o.error).map((o) => o.error!);
+  const errors = interrupted
+    ? [
+        `${interruptedMessage(options.signal)}; ${completed} of ${definitions.length} entities were pulled completely (${completedNames(outcomes) || 'none'})`,
+      ]
+    : results.filter((o) => o.error).map((o) => o.error!);
   if (stopReason && !interrupted && !errors.includes(stopReason)) errors.push(stopReason);
-  if (interrupted) {
-    errors.push(
-      `${interruptedMessage(options.signal)}; ${completed} of ${definitions.length} entities were pulled completely (${completedNames(outcomes) || 'none'})`,
-    );
-  }
   const error = errors.length > 0 ? errors.join('; ') : null;
   const requestsMade = deps.client.requestsMade - requestsAtStart;
   await db
