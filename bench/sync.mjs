@@ -18,8 +18,8 @@ import { InvoicingClient } from '../dist/src/api/index.js';
 import { migrate, openDatabase, jsonb } from '../dist/src/db/index.js';
 import { limitHeapGrowth } from '../dist/src/heap.js';
 import { setLogLevel } from '../dist/src/log.js';
-import { ENTITIES, runSync } from '../dist/src/sync/index.js';
-import { toStagedRow } from '../dist/src/sync/entities.js';
+import { runSync } from '../dist/src/sync/index.js';
+import { DEFINITIONS as ENTITIES, toStagedRow } from '../dist/src/sync/entities.js';
 
 setLogLevel(process.env.LOG_LEVEL ?? 'warn');
 const databaseUrl = process.env.DATABASE_URL;
@@ -110,8 +110,9 @@ async function naive(handle, limit) {
   let records = 0;
   outer: for (const entity of ENTITIES) {
     for await (const page of client.list(entity.name)) {
-      for (const record of page.records) {
-        const row = toStagedRow(entity, record);
+      for (const read of page.records) {
+        const row = toStagedRow(entity, read);
+        const record = read.record;
         const names = entity.columns.map((c) => c.name);
         const columnValue = (c) => {
           const v = record[c.field ?? c.name];
@@ -133,9 +134,9 @@ async function naive(handle, limit) {
             await sql`delete from document_lines where document_type = ${entity.documentType} and document_id = ${row.key}`.execute(
               trx,
             );
-            for (const line of row.lines ?? []) {
+            for (const [index, line] of (record.lines ?? []).entries()) {
               await sql`insert into document_lines (document_type, document_id, position, amount, amount_desc, description, tax_rate, price, discount_pct, linetotal)
-                values (${entity.documentType}, ${row.key}, ${line.position}, ${line.amount}, ${line.amount_desc}, ${line.description}, ${line.tax_rate}, ${line.price}, ${line.discount_pct}, ${line.linetotal})`.execute(
+                values (${entity.documentType}, ${row.key}, ${index + 1}, ${line.amount}, ${line.amount_desc}, ${line.description}, ${line.tax_rate}, ${line.price}, ${line.discount_pct}, ${line.linetotal})`.execute(
                 trx,
               );
             }

@@ -1,68 +1,9 @@
 /**
  * The bookkeeping tables: `sync_runs` (one row per pull), `changes` (one row per detected change
  * of a mirrored record) and `jobs` (queued outbound actions), with the trigger that wakes a
- * waiting job runner.
+ * waiting job runner. The tables' types are in src/db/schema.ts.
  */
-import { sql, type ColumnType, type Generated, type Kysely } from 'kysely';
-
-export type SyncRunKind = 'backfill' | 'sync' | 'refresh';
-export type SyncRunStatus = 'running' | 'succeeded' | 'failed' | 'partial';
-export interface EntityCounts {
-  fetched: number;
-  inserted: number;
-  updated: number;
-  deleted: number;
-  unchanged: number;
-}
-
-export interface SyncRunsTable {
-  id: Generated<number>;
-  kind: SyncRunKind;
-  status: ColumnType<SyncRunStatus, SyncRunStatus | undefined, SyncRunStatus>;
-  /** The entities this run pulls, in order. */
-  entities: string[];
-  started_at: ColumnType<Date, Date | string | undefined, never>;
-  finished_at: ColumnType<Date | null, never, Date | string | null>;
-  /** Per entity: `{"clients": {"fetched": 10, "inserted": 2, …}, …}`. */
-  counts: ColumnType<Record<string, EntityCounts>, string | undefined, string>;
-  requests_made: ColumnType<number, number | undefined, number>;
-  error: string | null;
-  /** Added by 0005_status. */
-  rate_limit_remaining: ColumnType<number | null, number | null | undefined, number | null>;
-}
-
-export type ChangeOp = 'insert' | 'update' | 'delete' | 'restore';
-export interface ChangesTable {
-  id: Generated<number>;
-  sync_run_id: number | null;
-  /** The mirror table the record lives in, e.g. `clients`. */
-  entity: string;
-  entity_id: string;
-  op: ChangeOp;
-  changed_fields: string[] | null;
-  before: unknown;
-  after: unknown;
-  detected_at: ColumnType<Date, Date | string | undefined, never>;
-}
-
-export type JobStatus = 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled' | 'interrupted';
-export interface JobsTable {
-  id: Generated<number>;
-  kind: string;
-  payload: ColumnType<unknown, string | undefined, string>;
-  status: ColumnType<JobStatus, JobStatus | undefined, JobStatus>;
-  attempts: ColumnType<number, number | undefined, number>;
-  max_attempts: ColumnType<number, number | undefined, number>;
-  run_after: ColumnType<Date, Date | string | undefined, Date | string>;
-  idempotency_key: string | null;
-  result: ColumnType<unknown, string | null | undefined, string | null>;
-  last_error: string | null;
-  /** Every failed attempt: `[{"attempt": 1, "at": "…", "error": "…"}, …]`. */
-  errors: ColumnType<unknown[], string | undefined, string>;
-  created_at: ColumnType<Date, Date | string | undefined, never>;
-  started_at: ColumnType<Date | null, never, Date | string | null>;
-  finished_at: ColumnType<Date | null, never, Date | string | null>;
-}
+import { sql, type Kysely } from 'kysely';
 
 /** One statement a string: the embedded database runs a single statement per call. */
 const statements = [

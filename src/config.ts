@@ -7,7 +7,7 @@ import cron from 'node-cron';
 import { z } from 'zod';
 import { ConfigError } from './errors.js';
 import { LOG_LEVELS, registerSecret } from './log.js';
-import { ENTITY_NAMES } from './api/schemas.js';
+import { ENTITY_NAMES, isEntityName } from './catalog/index.js';
 
 const DEFAULT_API_URL = 'https://www.factuursturen.nl/api/v1';
 /** The built-in sandbox's credentials, used when the API URL points at this machine. */
@@ -81,7 +81,7 @@ const entityList = z.preprocess(
         .split(',')
         .map((name) => name.trim())
         .filter(Boolean);
-      const unknown = names.filter((name) => !(ENTITY_NAMES as readonly string[]).includes(name));
+      const unknown = names.filter((name) => !isEntityName(name));
       if (unknown.length > 0) {
         ctx.addIssue({
           code: 'custom',

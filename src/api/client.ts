@@ -9,13 +9,12 @@ import { MalformedRecordError, NotFoundError, ServerError, UnknownOutcomeError }
 import { HttpCore, operationOf, type Method, type RequestSpec } from './http.js';
 import { PagedList, type PageStream, type PagingOptions } from './paging.js';
 import { readListText, singleValueText, WireList, wireItem, type WireItem } from './json-split.js';
+import { entityNamed, type EntityName, type SingleReadEntity } from '../catalog/index.js';
 import {
-  KEY_FIELD,
   readRecord,
   type ReadRecord,
   type Client,
   type Country,
-  type EntityName,
   type Product,
   type Quotation,
   type RecordOf,
@@ -65,15 +64,6 @@ export type SearchArea = 'invoices' | 'invoices_saved' | 'invoices_repeated' | '
 export type CountryLanguage = 'nl' | 'en' | 'de' | 'fr' | 'es';
 export type QuotationSendMethod = 'email' | 'mail' | 'printcenter';
 export type QuotationStatus = 'progress' | 'completed' | 'billable' | 'declined' | 'clear';
-
-export const ENDPOINTS: Record<EntityName, string> = {
-  clients: '/clients',
-  products: '/products',
-  quotations: '/quotations',
-  saved_invoices: '/invoices_saved',
-  repeating_invoices: '/invoices_repeated',
-  countries: '/countrylist',
-};
 
 /** Saved invoices per send call (spec section 8). */
 export const MAX_SEND_IDS = 10;
@@ -160,10 +150,16 @@ export class InvoicingClient {
   ): PageStream<RecordOf<E>> {
     const pageSize = checkPageSize(options.pageSize ?? this.settings.pageSize);
     const { knownCap, onCapLearned } = options;
-    return PagedList.ofEntity(entity, pageSize, this.pageFetcher(ENDPOINTS[entity], options.wait), this.log, {
-      knownCap,
-      onCapLearned,
-    });
+    return PagedList.ofEntity(
+      entity,
+      pageSize,
+      this.pageFetcher(entityNamed(entity).endpoint, options.wait),
+      this.log,
+      {
+        knownCap,
+        onCapLearned,
+      },
+    );
   }
 
   getClient(clientnr: number): Promise<Client> {
@@ -184,12 +180,12 @@ export class InvoicingClient {
   }
 
   /** One record by id; a 404, or a list where a record was expected, is a NotFoundError. */
-  async get<E extends Exclude<EntityName, 'countries'>>(entity: E, id: number): Promise<RecordOf<E>> {
+  async get<E extends SingleReadEntity>(entity: E, id: number): Promise<RecordOf<E>> {
     return (await this.readOne(entity, checkId(id))).record;
   }
 
   /** One record by id with its exact text and what of it could not be read (see readRecord). */
-  read<E extends Exclude<EntityName, 'countries'>>(entity: E, id: number): Promise<ReadRecord<RecordOf<E>>> {
+  read<E extends SingleReadEntity>(entity: E, id: number): Promise<ReadRecord<RecordOf<E>>> {
     return this.readOne(entity, checkId(id));
   }
 
@@ -223,7 +219,8 @@ export class InvoicingClient {
 
   /** The country list (the ids `country` uses), optionally in a language. Unreadable entries are logged and skipped. */
   countries(lang?: CountryLanguage): Promise<Country[]> {
-    const path = lang ? `${ENDPOINTS.countries}/${seg(lang)}` : ENDPOINTS.countries;
+    const list = entityNamed('countries').endpoint;
+    const path = lang ? `${list}/${seg(lang)}` : list;
     // Paged like every list: `count=-1` (all) may be capped like any other count.
     return PagedList.ofEntity('countries', this.settings.pageSize, this.pageFetcher(path), this.log).all();
   }
@@ -266,9 +263,9 @@ export class InvoicingClient {
 
   /** Sends a draft; the service gives the sent quotation a new id, which is returned. Never retried. */
   async sendQuotation(id: number, sendmethod: QuotationSendMethod): Promise<number> {
-    const path = `${ENDPOINTS.quotations}/${checkId(id)}`;
+    const path = `${entityNamed('quotations').endpoint}/${checkId(id)}`;
     const answer = await this.call({ method: 'PUT', path, body: { action: 'send', sendmethod }, idempotent: false });
-    const newId = readId(answer.text, KEY_FIELD.quotations);
+    const newId = readId(answer.text, entityNamed('quotations').key);
     if (newId === null) {
       throw new UnknownOutcomeError({
         operation: operationOf({ method: 'PUT', path }),
@@ -313,7 +310,7 @@ export class InvoicingClient {
       try {
         const answer = await this.call({
           method: 'POST',
-          path: ENDPOINTS.saved_invoices,
+          path: entityNamed('saved_invoices').endpoint,
           body: { action: 'send', delete: options.delete, id: batch },
           idempotent: false,
           deadlineMs: this.sendDeadlineMs(batch.length),
@@ -379,10 +376,10 @@ export class InvoicingClient {
    * whose id cannot be read is a MalformedRecordError.
    */
   private async readOne<E extends EntityName>(entity: E, idOrName: number | string): Promise<ReadRecord<RecordOf<E>>> {
-    const path = `${ENDPOINTS[entity]}/${seg(idOrName)}`;
+    const path = `${entityNamed(entity).endpoint}/${seg(idOrName)}`;
     const operation = operationOf({ method: 'GET', path });
     const answer = await this.call({ method: 'GET', path, idempotent: true, json: true });
-    const keyField = KEY_FIELD[entity];
+    const keyField = entityNamed(entity).key;
     const raw = unwrapSingle(answer.json, keyField);
     if (raw === null)
       throw new NotFoundError({
@@ -398,9 +395,9 @@ export class InvoicingClient {
   }
 
   private async create(entity: EntityName, fields: Record<string, unknown>): Promise<number> {
-    const path = ENDPOINTS[entity];
+    const path = entityNamed(entity).endpoint;
     const answer = await this.call({ method: 'POST', path, body: fields, idempotent: false });
-    const id = readId(answer.text, KEY_FIELD[entity]);
+    const id = readId(answer.text, entityNamed(entity).key);
     if (id === null) {
       throw new UnknownOutcomeError({
         operation: operationOf({ method: 'POST', path }),
@@ -412,13 +409,18 @@ export class InvoicingClient {
   }
 
   private async update(entity: EntityName, id: number, changes: Record<string, unknown>): Promise<void> {
-    await this.call({ method: 'PUT', path: `${ENDPOINTS[entity]}/${checkId(id)}`, body: changes, idempotent: true });
+    await this.call({
+      method: 'PUT',
+      path: `${entityNamed(entity).endpoint}/${checkId(id)}`,
+      body: changes,
+      idempotent: true,
+    });
   }
 
   private async remove(entity: EntityName, idOrName: number | string): Promise<void> {
     await this.call({
       method: 'DELETE' satisfies Method,
-      path: `${ENDPOINTS[entity]}/${seg(idOrName)}`,
+      path: `${entityNamed(entity).endpoint}/${seg(idOrName)}`,
       idempotent: true,
     });
   }

@@ -24,8 +24,8 @@
  *   character) are repaired in the record's text and reported too.
  * - A list ends only on an empty page (see `paging.ts`).
  */
-export { InvoicingClient, ENDPOINTS, MAX_SEND_IDS } from './client.js';
-export { splitJsonArray, repairJsonText, NUL_REPLACEMENT } from './json-split.js';
+export { InvoicingClient, MAX_SEND_IDS } from './client.js';
+export { splitJsonArray, repairJsonText, unstorableValues, NUL_REPLACEMENT } from './json-split.js';
 export type { WireItem, RepairedValue } from './json-split.js';
 export type {
   ClientOptions,
@@ -37,11 +37,9 @@ export type {
   QuotationStatus,
 } from './client.js';
 export type { Page, PageStream, PagingOptions } from './paging.js';
-export { ENTITY_NAMES, KEY_FIELD, parseRecord, parseRecords, readRecord, readRecords, schemas } from './schemas.js';
+export { parseRecord, parseRecords, readRecord, readRecords, schemas } from './schemas.js';
 export type {
-  EntityName,
   RecordOf,
-  RecordTypes,
   RecordProblem,
   ReadRecord,
   ValueIssue,

@@ -14,7 +14,8 @@
  */
 import type { Logger } from 'pino';
 import type { WireItem } from './json-split.js';
-import { KEY_FIELD, readRecords, type EntityName, type ReadRecord, type RecordOf, type ValueIssue } from './schemas.js';
+import { entityNamed, type EntityName } from '../catalog/index.js';
+import { readRecords, type ReadRecord, type RecordOf, type ValueIssue } from './schemas.js';
 
 export interface Page<T> {
   /** The records to store (a bad field is null and reported in the record's `issues`). */
@@ -72,7 +73,7 @@ export class PagedList<T> implements PageStream<T> {
   ): PagedList<RecordOf<E>> {
     return new PagedList<RecordOf<E>>(
       entity,
-      KEY_FIELD[entity],
+      entityNamed(entity).key,
       pageSize,
       fetchPage,
       (items) => readRecords(entity, items),

@@ -4,190 +4,30 @@
  * Write-only inputs (action, overwrite_if_exist, tax_country) are not part of parsed records.
  */
 import { z } from 'zod';
+import { ENTITIES, entityNamed, wireShape, type EntityName, type EntityOf, type WireShape } from '../catalog/index.js';
 import type { WireItem } from './json-split.js';
-import { w } from './wire.js';
 
-export type { DocumentLine, Reference, Approval } from './wire.js';
+export type { DocumentLine, Reference, Approval } from '../catalog/index.js';
 
-export type EntityName = 'clients' | 'products' | 'quotations' | 'saved_invoices' | 'repeating_invoices' | 'countries';
+type WireSchema<Name extends EntityName> = z.ZodObject<WireShape<EntityOf<Name>['fields']>>;
 
-export const ENTITY_NAMES: readonly EntityName[] = [
-  'clients',
-  'products',
-  'quotations',
-  'saved_invoices',
-  'repeating_invoices',
-  'countries',
-];
+/** Each entity's wire schema, built from its catalogue description. */
+export const schemas = Object.fromEntries(
+  ENTITIES.map((entity) => [entity.name, z.object(wireShape(entity.fields))]),
+) as unknown as { [Name in EntityName]: WireSchema<Name> };
 
-const clientShape = {
-  clientnr: w.key,
-  contact: w.text,
-  showcontact: w.bool,
-  company: w.text,
-  address: w.text,
-  address_addon: w.text,
-  zipcode: w.text,
-  city: w.text,
-  country: w.country,
-  phone: w.text,
-  mobile: w.text,
-  email: w.text,
-  addon: w.text,
-  bankcode: w.text,
-  biccode: w.text,
-  taxnumber: w.text,
-  tax_shifted: w.bool,
-  lastinvoice: w.date,
-  sendmethod: w.lower,
-  paymentmethod: w.lower,
-  top: w.int,
-  stddiscount: w.num, // typed integer, but a documented example sends a decimal
-  mailintro: w.text,
-  reference: w.reference,
-  notes: w.text,
-  notes_on_invoice: w.bool,
-  active: w.bool,
-  default_doclang: w.text,
-  default_category: w.int,
-  default_email: w.int,
-  email_reminder: w.text,
-  currency: w.text,
-  mandate_id: w.text,
-  mandate_date: w.date,
-  collecttype: w.upper,
-  tax_type: w.lower,
-};
-
-const productShape = {
-  id: w.key,
-  code: w.text,
-  name: w.text,
-  price: w.num,
-  taxes: w.num, // a percentage; kept numeric so a 5.5 % rate does not reject the product
-  priceintax: w.num,
-  notes: w.text,
-  stock: w.stock,
-  stock_use: w.bool,
-};
-
-// The client's details copied onto every document (spec 2.3, 2.7).
-const party = {
-  clientnr: w.int,
-  contact: w.text,
-  company: w.text,
-  address: w.text,
-  zipcode: w.text,
-  city: w.text,
-  country: w.country,
-};
-
-// Fields saved and repeating invoices share (spec 2.3 / 2.4).
-const invoiceCommon = {
-  id: w.key,
-  name: w.text,
-  reference: w.reference,
-  lines: w.lines,
-  profile: w.int,
-  discounttype: w.lower,
-  discount: w.num,
-  paymentcondition: w.text,
-  paymentperiod: w.int,
-  totalintax: w.num,
-  ...party,
-};
-
-const savedInvoiceShape = {
-  ...invoiceCommon,
-  totaldiscount: w.num,
-  alreadypaid: w.num,
-  alreadypaidmethod: w.text,
-};
-
-const repeatingInvoiceShape = {
-  ...invoiceCommon,
-  datesaved: w.date,
-  initialdate: w.date,
-  nextsenddate: w.date,
-  finalsenddate: w.date,
-  frequency: w.lower,
-  repeattype: w.lower,
-  email: w.text,
-};
-
-const quotationShape = {
-  id: w.key,
-  sendmethod: w.lower,
-  savename: w.text,
-  quotationreference: w.text,
-  reference: w.reference,
-  lines: w.lines,
-  profile: w.int,
-  profile_name: w.text,
-  category: w.int,
-  category_name: w.text,
-  discounttype: w.lower,
-  discount: w.num,
-  paymentcondition: w.text,
-  quotationperiod: w.int,
-  showtotals: w.bool,
-  date: w.date,
-  datedue: w.date,
-  notes: w.text,
-  totalintax: w.num,
-  convert_prices_to_euro: w.bool,
-  sent: w.bool,
-  customstatus: w.lower,
-  approved: w.approval,
-  ...party,
-  phone: w.text,
-  mobile: w.text,
-  email: w.text,
-  sign_url: w.text,
-};
-
-const countryShape = {
-  id: w.key,
-  name: w.text,
-};
-
-export const schemas = {
-  clients: z.object(clientShape),
-  products: z.object(productShape),
-  quotations: z.object(quotationShape),
-  saved_invoices: z.object(savedInvoiceShape),
-  repeating_invoices: z.object(repeatingInvoiceShape),
-  countries: z.object(countryShape),
-} as const;
-
-/** The field that identifies a record of each entity. */
-export const KEY_FIELD: Record<EntityName, string> = {
-  clients: 'clientnr',
-  products: 'id',
-  quotations: 'id',
-  saved_invoices: 'id',
-  repeating_invoices: 'id',
-  countries: 'id',
-};
+const keyOf = (entity: EntityName): string => entityNamed(entity).key;
 
 type Parsed<S extends z.ZodType> = z.output<S> & { raw: Record<string, unknown> };
 
-export type Client = Parsed<typeof schemas.clients>;
-export type Product = Parsed<typeof schemas.products>;
-export type Quotation = Parsed<typeof schemas.quotations>;
-export type SavedInvoice = Parsed<typeof schemas.saved_invoices>;
-export type RepeatingInvoice = Parsed<typeof schemas.repeating_invoices>;
-export type Country = Parsed<typeof schemas.countries>;
-
-export interface RecordTypes {
-  clients: Client;
-  products: Product;
-  quotations: Quotation;
-  saved_invoices: SavedInvoice;
-  repeating_invoices: RepeatingInvoice;
-  countries: Country;
-}
-export type RecordOf<E extends EntityName> = RecordTypes[E];
+/** A record of the entity as parsed: typed fields under their spec names, plus `raw`. */
+export type RecordOf<Name extends EntityName> = Parsed<WireSchema<Name>>;
+export type Client = RecordOf<'clients'>;
+export type Product = RecordOf<'products'>;
+export type Quotation = RecordOf<'quotations'>;
+export type SavedInvoice = RecordOf<'saved_invoices'>;
+export type RepeatingInvoice = RecordOf<'repeating_invoices'>;
+export type Country = RecordOf<'countries'>;
 
 /** A record that could not be understood: left out of its page, reported with its id and field. */
 export interface RecordProblem {
@@ -231,7 +71,7 @@ export function parseRecord<E extends EntityName>(
     record.raw = raw as Record<string, unknown>;
     return { record };
   }
-  const id = readableId(raw, KEY_FIELD[entity]);
+  const id = readableId(raw, keyOf(entity));
   return {
     problems: result.error.issues.map((issue) => ({
       entity,
@@ -295,7 +135,7 @@ export function readRecord<E extends EntityName>(
   entity: E,
   item: WireItem,
 ): { read: ReadRecord<RecordOf<E>> } | { skipped: ValueIssue[] } {
-  const keyField = KEY_FIELD[entity];
+  const keyField = keyOf(entity);
   const raw = item.value;
   const id = readableId(raw, keyField);
   const repaired: ValueIssue[] = (item.repaired ?? []).map((r) => ({

@@ -17,8 +17,7 @@ import { JobRunner, addJob } from '../jobs/index.js';
 import { logger, setLogLevel } from '../log.js';
 import { findReport, runReport } from '../reports/index.js';
 import { startSandbox } from '../sandbox/index.js';
-import { runSync } from '../sync/index.js';
-import { progressReporter } from '../sync/progress.js';
+import { progressReporter, runSync } from '../sync/index.js';
 import { loadSettings, positiveInteger } from './context.js';
 
 export const DEMO_SCHEMA = 'invoicing_demo';

@@ -19,12 +19,15 @@ import {
   getJob,
   listJobs,
   retryJob,
+  batchesOf,
+  idStates,
+  idsIn,
+  type IdState,
   type JobFinished,
   type JobStatus,
   type RecoveredJob,
   type RetryDecisions,
 } from '../jobs/index.js';
-import { batchesOf, idStates, idsIn, type IdState } from '../jobs/ledger.js';
 import { choice, positiveInteger, withApp } from './context.js';
 
 function parseJson(text: string): unknown {

@@ -2,9 +2,8 @@ import type { Command } from 'commander';
 import { addCommand } from './catalogue.js';
 import { sql } from 'kysely';
 import { formatRows } from '../format.js';
-import { countJobsByStatus } from '../jobs/counts.js';
-import { ENTITY_NAMES } from '../sync/entities.js';
-import { heldDeletes } from '../sync/safeguard.js';
+import { ENTITY_NAMES } from '../catalog/index.js';
+import { countJobsByStatus, heldDeletes, lastRateLimit, recentRuns } from '../db/index.js';
 import { withApp } from './context.js';
 
 export function registerStatusCommand(program: Command): void {
@@ -13,14 +12,7 @@ export function registerStatusCommand(program: Command): void {
     .action(
       withApp({}, async (app, options: { json?: boolean }) => {
         const { db } = app.database;
-        const { rows: runs } = await sql<Record<string, unknown>>`
-          select id as run, kind, status, started_at, round(extract(epoch from finished_at - started_at)::numeric, 1)::float8 as seconds,
-            (select coalesce(sum((c.value ->> 'fetched')::int), 0) from jsonb_each(counts) c)::int as fetched,
-            (select coalesce(sum((c.value ->> 'inserted')::int), 0) from jsonb_each(counts) c)::int as inserted,
-            (select coalesce(sum((c.value ->> 'updated')::int), 0) from jsonb_each(counts) c)::int as updated,
-            (select coalesce(sum((c.value ->> 'deleted')::int), 0) from jsonb_each(counts) c)::int as deleted,
-            requests_made as requests, error
-          from sync_runs order by id desc limit 5`.execute(db);
+        const runs = await recentRuns(db, 5);
         const counts = await Promise.all(
           ENTITY_NAMES.map(async (table) => {
             const { rows } = await sql<{ live: number; deleted: number }>`
@@ -31,10 +23,7 @@ export function registerStatusCommand(program: Command): void {
           }),
         );
         const queue = Object.entries(await countJobsByStatus(db)).map(([status, jobs]) => ({ status, jobs }));
-        const { rows: budget } = await sql<{ remaining: number; seen_at: Date }>`
-          select rate_limit_remaining as remaining, coalesce(finished_at, started_at) as seen_at from sync_runs
-          where rate_limit_remaining is not null order by id desc limit 1`.execute(db);
-        const rateLimit = budget[0] ? { remaining: Number(budget[0].remaining), seenAt: budget[0].seen_at } : null;
+        const rateLimit = await lastRateLimit(db);
         const held = await heldDeletes(db);
         const { rows: rejected } = await sql<Record<string, unknown>>`
           select entity, entity_id as id, field, action, value, reason, last_seen_at as seen_at

@@ -5,26 +5,26 @@ import { createApiClient } from '../service-client.js';
 import { UsageError } from '../errors.js';
 import { formatRows } from '../format.js';
 import { logger } from '../log.js';
-import { ENTITY_NAMES, runSync, type MirrorTable, type SyncOutcome } from '../sync/index.js';
-import { progressReporter } from '../sync/progress.js';
+import { ENTITY_NAMES, isEntityName, type EntityName } from '../catalog/index.js';
+import { progressReporter, runSync, type SyncOutcome } from '../sync/index.js';
 import { onStopSignals, withApp } from './context.js';
 
 /** `--allow-deletes`: entity names, or `all`. */
-function allowList(value: string): MirrorTable[] | 'all' {
+function allowList(value: string): EntityName[] | 'all' {
   return value.trim().toLowerCase() === 'all' ? 'all' : entityList(value, '--allow-deletes');
 }
 
-function entityList(value: string, option = '--only'): MirrorTable[] {
+function entityList(value: string, option = '--only'): EntityName[] {
   const names = value
     .split(',')
     .map((name) => name.trim())
     .filter(Boolean);
   if (names.length === 0) throw new UsageError(`${option}: name at least one of ${ENTITY_NAMES.join(', ')}`);
   for (const name of names) {
-    if (!ENTITY_NAMES.includes(name as MirrorTable))
+    if (!isEntityName(name))
       throw new UsageError(`${option}: unknown entity '${name}' (known: ${ENTITY_NAMES.join(', ')})`);
   }
-  return names as MirrorTable[];
+  return names as EntityName[];
 }
 
 function printOutcome(outcome: SyncOutcome): void {
@@ -56,7 +56,7 @@ const ALLOW_HELP =
 async function pull(
   app: App,
   kind: 'backfill' | 'sync',
-  options: { only?: MirrorTable[]; allowDeletes?: MirrorTable[] | 'all' },
+  options: { only?: EntityName[]; allowDeletes?: EntityName[] | 'all' },
 ): Promise<number> {
   const client = createApiClient(app);
   const stop = new AbortController();
@@ -103,8 +103,7 @@ export function registerBackfillCommand(program: Command): void {
     .action(
       withApp(
         { migrate: 'auto', work: 'sync', callsService: true },
-        (app, options: { only?: MirrorTable[]; allowDeletes?: MirrorTable[] | 'all' }) =>
-          pull(app, 'backfill', options),
+        (app, options: { only?: EntityName[]; allowDeletes?: EntityName[] | 'all' }) => pull(app, 'backfill', options),
       ),
     );
 }
@@ -115,7 +114,7 @@ export function registerSyncCommand(program: Command): void {
     .action(
       withApp(
         { migrate: 'auto', work: 'sync', callsService: true },
-        (app, options: { allowDeletes?: MirrorTable[] | 'all' }) => pull(app, 'sync', options),
+        (app, options: { allowDeletes?: EntityName[] | 'all' }) => pull(app, 'sync', options),
       ),
     );
 }

@@ -6,9 +6,7 @@
  */
 import { createServer, type Server } from 'node:http';
 import { sql, type Kysely } from 'kysely';
-import type { Database } from '../db/index.js';
-import { countJobsByStatus } from '../jobs/queue.js';
-import { heldDeletes } from '../sync/safeguard.js';
+import { countJobsByStatus, heldDeletes, lastFinishedPull, type Database } from '../db/index.js';
 import { errorMessage } from '../errors.js';
 import type { DaemonMetrics } from './metrics.js';
 
@@ -31,26 +29,7 @@ type DatabaseState = Pick<HealthReport, 'lastSync' | 'queue' | 'heldDeletes' | '
 
 async function readDatabaseState(db: Kysely<Database>): Promise<DatabaseState> {
   const state: DatabaseState = { lastSync: null, queue: {}, heldDeletes: {}, rejectedValues: 0, warnings: [] };
-  const { rows } = await sql<{
-    id: number;
-    kind: string;
-    status: string;
-    finished_at: Date | null;
-    age: number | null;
-  }>`
-    select id, kind, status, finished_at, extract(epoch from now() - finished_at)::float8 as age
-    from sync_runs where kind in ('backfill', 'sync') and status <> 'running'
-    order by id desc limit 1`.execute(db);
-  const last = rows[0];
-  if (last) {
-    state.lastSync = {
-      id: Number(last.id),
-      kind: last.kind,
-      status: last.status,
-      finishedAt: last.finished_at?.toISOString() ?? null,
-      ageSeconds: last.age === null ? null : Math.round(last.age),
-    };
-  }
+  state.lastSync = await lastFinishedPull(db);
   state.queue = await countJobsByStatus(db);
   for (const held of await heldDeletes(db)) {
     state.heldDeletes[held.entity] = held.held;

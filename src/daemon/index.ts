@@ -9,11 +9,11 @@
  */
 import type { Server } from 'node:http';
 import cron from 'node-cron';
-import { sql } from 'kysely';
+import { secondsSinceLastPullStarted } from '../db/index.js';
 import { syncDeps, type App } from '../app.js';
 import { createApiClient } from '../service-client.js';
 import { errorMessage } from '../errors.js';
-import { JobRunner } from '../jobs/runner.js';
+import { JobRunner } from '../jobs/index.js';
 import { logger } from '../log.js';
 import { runSync, SyncBusyError } from '../sync/index.js';
 import { startHealthServer } from './health.js';
@@ -91,12 +91,8 @@ export async function startDaemon(app: App): Promise<DaemonHandle> {
   runner.start();
 
   // Pull at once when the mirror is empty or its last pull is older than one period.
-  const { rows } = await sql<{ age: number | null }>`
-    select extract(epoch from now() - max(started_at))::float8 * 1000 as age from sync_runs where kind in ('backfill', 'sync')`.execute(
-    database.db,
-  );
-  const lastAgeMs = rows[0]?.age ?? null;
-  if (lastAgeMs === null || lastAgeMs > periodMs) void syncOnce('start');
+  const lastAgeSeconds = await secondsSinceLastPullStarted(database.db);
+  if (lastAgeSeconds === null || lastAgeSeconds * 1000 > periodMs) void syncOnce('start');
   log.info({ schedule: config.syncCron, healthUrl, periodSeconds: periodMs / 1000 }, 'daemon started');
 
   let resolveStopped!: (code: number) => void;

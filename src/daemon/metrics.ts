@@ -3,11 +3,10 @@
  * attempts, requests) is counted here; what lives in the database (jobs by status, the last
  * run) is read at scrape time, so several daemons on one database report the same truth.
  */
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { InvoicingClient } from '../api/index.js';
-import type { Database } from '../db/index.js';
-import { JOB_STATUSES, countJobsByStatus } from '../jobs/queue.js';
-import type { JobFinished } from '../jobs/runner.js';
+import { countJobsByStatus, secondsSinceLastPullWithData, type Database } from '../db/index.js';
+import { JOB_STATUSES, type JobFinished } from '../jobs/index.js';
 import type { SyncOutcome } from '../sync/index.js';
 
 const JOB_DURATION_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120];
@@ -131,15 +130,12 @@ export class DaemonMetrics {
       );
     }
 
-    const { rows: last } = await sql<{ age: number | null }>`
-      select extract(epoch from now() - max(finished_at))::float8 as age from sync_runs where kind in ('backfill', 'sync') and status in ('succeeded', 'partial')`.execute(
-      this.db,
-    );
+    const lastAge = await secondsSinceLastPullWithData(this.db);
     metric(
       'invoice_mirror_last_sync_age_seconds',
       'gauge',
       'Seconds since the last sync run that pulled data finished (any process).',
-      [['', last[0]?.age ?? Number.NaN]],
+      [['', lastAge ?? Number.NaN]],
     );
     return `${out.join('\n')}\n`;
   }

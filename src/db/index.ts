@@ -2,5 +2,21 @@ export { openDatabase, type DatabaseHandle, type DatabaseOptions } from './conne
 export { migrate, schemaProblem } from './migrate.js';
 export { lockKey, type LockPurpose } from './locks.js';
 export { jsonb } from './json.js';
-export type { Database } from './schema.js';
+export type { ChangeOp, Database, EntityCounts, JobStatus, SyncRunKind, SyncRunStatus } from './schema.js';
 export { serviceLock, type Exclusive } from './service-lock.js';
+export { quoteLiteral, quoteName } from './quote.js';
+export {
+  closeOrphanedRuns,
+  closeRunIfRunning,
+  finishRun,
+  lastFinishedPull,
+  lastRateLimit,
+  recentRuns,
+  recordRunProgress,
+  secondsSinceLastPullStarted,
+  secondsSinceLastPullWithData,
+  startRun,
+  type FinishedPull,
+  type RunEnd,
+} from './runs.js';
+export { countJobsByStatus, heldDeletes } from './summaries.js';

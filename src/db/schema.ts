@@ -1,20 +1,67 @@
 /**
- * The Kysely type of the whole database: every table, typed by the migration that creates it.
+ * The Kysely type of the whole database. The mirror tables' types are derived from the catalogue
+ * (src/catalog/); the bookkeeping tables are written out here, as the migrations leave them.
  */
-import type {
-  ChangesTable,
-  JobsTable,
-  SyncRunStatus as CoreRunStatus,
-  SyncRunsTable as CoreRunsTable,
-} from '../../migrations/0001_core.js';
-import type { DocumentLinesTable, MirrorRow } from '../../migrations/0002_mirror.js';
-import type { ColumnType } from 'kysely';
+import type { ColumnType, Generated } from 'kysely';
+import type { DocumentLinesTable, DocumentType, MirrorTables } from '../catalog/index.js';
 
-/** A run's status: 0001's, and `interrupted` (a pull stopped on purpose) from 0009 on. */
-export type SyncRunStatus = CoreRunStatus | 'interrupted';
+export type SyncRunKind = 'backfill' | 'sync' | 'refresh';
+/** `interrupted` (a pull stopped on purpose) since 0009. */
+export type SyncRunStatus = 'running' | 'succeeded' | 'failed' | 'partial' | 'interrupted';
+export interface EntityCounts {
+  fetched: number;
+  inserted: number;
+  updated: number;
+  deleted: number;
+  unchanged: number;
+}
 
-export interface SyncRunsTable extends Omit<CoreRunsTable, 'status'> {
+export interface SyncRunsTable {
+  id: Generated<number>;
+  kind: SyncRunKind;
   status: ColumnType<SyncRunStatus, SyncRunStatus | undefined, SyncRunStatus>;
+  /** The entities this run pulls, in order. */
+  entities: string[];
+  started_at: ColumnType<Date, Date | string | undefined, never>;
+  finished_at: ColumnType<Date | null, never, Date | string | null>;
+  /** Per entity: `{"clients": {"fetched": 10, "inserted": 2, …}, …}`. */
+  counts: ColumnType<Record<string, EntityCounts>, string | undefined, string>;
+  requests_made: ColumnType<number, number | undefined, number>;
+  error: string | null;
+  rate_limit_remaining: ColumnType<number | null, number | null | undefined, number | null>;
+}
+
+export type ChangeOp = 'insert' | 'update' | 'delete' | 'restore';
+export interface ChangesTable {
+  id: Generated<number>;
+  sync_run_id: number | null;
+  /** The mirror table the record lives in, e.g. `clients`. */
+  entity: string;
+  entity_id: string;
+  op: ChangeOp;
+  changed_fields: string[] | null;
+  before: unknown;
+  after: unknown;
+  detected_at: ColumnType<Date, Date | string | undefined, never>;
+}
+
+export type JobStatus = 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled' | 'interrupted';
+export interface JobsTable {
+  id: Generated<number>;
+  kind: string;
+  payload: ColumnType<unknown, string | undefined, string>;
+  status: ColumnType<JobStatus, JobStatus | undefined, JobStatus>;
+  attempts: ColumnType<number, number | undefined, number>;
+  max_attempts: ColumnType<number, number | undefined, number>;
+  run_after: ColumnType<Date, Date | string | undefined, Date | string>;
+  idempotency_key: string | null;
+  result: ColumnType<unknown, string | null | undefined, string | null>;
+  last_error: string | null;
+  /** Every failed attempt: `[{"attempt": 1, "at": "…", "error": "…"}, …]`. */
+  errors: ColumnType<unknown[], string | undefined, string>;
+  created_at: ColumnType<Date, Date | string | undefined, never>;
+  started_at: ColumnType<Date | null, never, Date | string | null>;
+  finished_at: ColumnType<Date | null, never, Date | string | null>;
 }
 
 export interface EntityPullsTable {
@@ -53,17 +100,11 @@ export interface ListCapsTable {
   run_id: number | null;
 }
 
-export interface Database {
+export interface Database extends MirrorTables {
   sync_runs: SyncRunsTable;
   changes: ChangesTable;
   jobs: JobsTable;
-  clients: MirrorRow<'clients'>;
-  products: MirrorRow<'products'>;
-  quotations: MirrorRow<'quotations'>;
-  saved_invoices: MirrorRow<'saved_invoices'>;
-  repeating_invoices: MirrorRow<'repeating_invoices'>;
-  countries: MirrorRow<'countries'>;
-  document_lines: DocumentLinesTable;
+  document_lines: DocumentLinesTable<DocumentType>;
   entity_pulls: EntityPullsTable;
   rejected_values: RejectedValuesTable;
   held_deletes: HeldDeletesTable;

@@ -6,7 +6,6 @@ export { KINDS, KIND_NAMES, kindNamed, parseJob, type JobKind, type JobKindName,
 export {
   addJob,
   cancelJob,
-  countJobsByStatus,
   getJob,
   listJobs,
   retryJob,
@@ -18,4 +17,5 @@ export {
   type RetryDecisions,
 } from './queue.js';
 export { PayloadError, PrecheckError } from './errors.js';
+export { batchesOf, idStates, idsIn, type IdState } from './ledger.js';
 export { DEFAULT_BACKOFF, type Backoff } from './outcome.js';

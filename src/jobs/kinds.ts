@@ -7,6 +7,7 @@ import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import { MAX_SEND_IDS, NotFoundError, UnknownOutcomeError, type InvoicingClient } from '../api/index.js';
+import type { SingleReadEntity } from '../catalog/index.js';
 import type { Database } from '../db/index.js';
 import { errorMessage } from '../errors.js';
 import type { RefreshTarget } from '../sync/index.js';
@@ -78,12 +79,26 @@ export interface JobKind<P = any> {
    * again. Without it (or when it cannot tell) a person decides (`jobs retry --resend/--mark-sent`).
    */
   reconcile?(ctx: JobContext, payload: P, call: CallRecord): Promise<Reconciled>;
+  /**
+   * What becomes of the job when a worker died during it (kinds that are not idempotent): the
+   * `result` to keep and the message to show. Without it, the runner's one recorded call is
+   * marked `unknown` when it was in flight.
+   */
+  onOrphan?(job: JobRow): Orphaned;
   /** One line for `--help` and the README. */
   summary: string;
   /** Throws PrecheckError when the mirror shows the action is impossible. */
   precheck?(db: Kysely<Database>, payload: P, job: JobRow): Promise<void>;
   run(ctx: JobContext, payload: P): Promise<HandlerOutcome>;
 }
+
+/** See JobKind.onOrphan. */
+export interface Orphaned {
+  result: unknown;
+  message: string;
+}
+
+export const stoppedDuring = (job: JobRow): string => `interrupted: the worker stopped during attempt ${job.attempts}`;
 
 function kind<S extends z.ZodType>(spec: { payload: S } & Omit<JobKind<z.output<S>>, 'payload'>): JobKind<z.output<S>> {
   return spec as unknown as JobKind<z.output<S>>;
@@ -98,11 +113,35 @@ const date = z.iso.date('must be a date YYYY-MM-DD');
 const CUSTOM_STATUSES = ['progress', 'completed', 'billable', 'declined', 'clear'] as const;
 const SEND_METHODS = ['email', 'mail', 'printcenter'] as const;
 
-const target = (entity: RefreshTarget['entity'], key: number): RefreshTarget => ({ entity, id: key });
+const target = (entity: SingleReadEntity, key: number): RefreshTarget => ({ entity, id: key });
 
 // ---- saved invoices: sending in calls of at most 10 ---------------------------------------
 
 export type { SendBatch, SendProgress } from './ledger.js';
+
+/** A send left running by a dead worker: the batch in flight becomes `unknown`, what was confirmed stays sent. */
+function orphanedSend(job: JobRow): Orphaned {
+  const stopped = stoppedDuring(job);
+  const ids = Array.isArray((job.payload as { ids?: unknown })?.ids) ? (job.payload as { ids: number[] }).ids : [];
+  const batches = batchesOf(job.result).map((b) =>
+    b.outcome === 'sending' ? { ...b, outcome: 'unknown' as const, error: 'the worker stopped during the call' } : b,
+  );
+  const states = idStates(ids, batches);
+  const unknown = idsIn(states, 'unknown');
+  const sent = idsIn(states, 'sent');
+  const result = { ...(job.result as object), batches, sent };
+  if (unknown.length === 0)
+    return {
+      result,
+      message: `${stopped} between calls; ${sent.length} of ${ids.length} confirmed sent; a retry sends the rest`,
+    };
+  return {
+    result,
+    message:
+      `${stopped}: ids ${listIds(unknown)} may have been sent (their call was in flight); ${sent.length} of ${ids.length} confirmed sent. ` +
+      `A retry first checks the service for them where it can, and sends only the ids certainly not sent; ${resolveCommands(job.id, unknown)}`,
+  };
+}
 
 const sendSavedInvoices = kind({
   summary: 'send saved invoices (any number of ids, in calls of at most 10); `delete` removes them after sending',
@@ -115,6 +154,7 @@ const sendSavedInvoices = kind({
   }),
   idempotent: false,
   tracksCalls: true,
+  onOrphan: orphanedSend,
   async precheck(db, p, job) {
     // Only ids never sent in a call: one that may have been sent is checked with the service instead.
     const states = idStates(p.ids, batchesOf(job.result));
@@ -264,7 +304,7 @@ async function touchedBySend(db: Kysely<Database>, ids: number[]): Promise<Refre
 
 /** A delete of one record by id (idempotent: the client counts a 404 after an uncertain attempt as done). */
 function deleteKind(
-  entity: RefreshTarget['entity'],
+  entity: SingleReadEntity,
   call: (api: InvoicingClient, key: number) => Promise<void>,
   summary: string,
   keyName: 'id' | 'clientnr' = 'id',

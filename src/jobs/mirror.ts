@@ -5,34 +5,27 @@
  * decides.
  */
 import { sql, type Kysely } from 'kysely';
-import { MIRROR_KEYS } from '../../migrations/0002_mirror.js';
+import { entityNamed, type SingleReadEntity } from '../catalog/index.js';
 import type { Database } from '../db/index.js';
-import type { RefreshTarget } from '../sync/index.js';
 import { PrecheckError } from './errors.js';
-
-export type MirrorEntity = RefreshTarget['entity'];
-
-export const LABELS: Record<MirrorEntity, string> = {
-  clients: 'client',
-  products: 'product',
-  quotations: 'quotation',
-  saved_invoices: 'saved invoice',
-  repeating_invoices: 'repeating invoice',
-};
 
 type Row = Record<string, unknown> & { deleted_at: Date | null };
 
 /** Rows of the mirror by key (deleted ones included). */
-export async function mirrorRows(db: Kysely<Database>, entity: MirrorEntity, ids: number[]): Promise<Map<number, Row>> {
+export async function mirrorRows(
+  db: Kysely<Database>,
+  entity: SingleReadEntity,
+  ids: number[],
+): Promise<Map<number, Row>> {
   if (ids.length === 0) return new Map();
-  const key = MIRROR_KEYS[entity];
+  const key = entityNamed(entity).key;
   const { rows } =
     await sql<Row>`select * from ${sql.table(entity)} where ${sql.ref(key)} = any(${sql.val(ids)}::int[])`.execute(db);
   return new Map(rows.map((row) => [Number(row[key]), row]));
 }
 
 /** When the entity was last pulled completely (null: never, so absence proves nothing). */
-async function lastCompletePull(db: Kysely<Database>, entity: MirrorEntity): Promise<Date | null> {
+async function lastCompletePull(db: Kysely<Database>, entity: SingleReadEntity): Promise<Date | null> {
   const row = await db
     .selectFrom('entity_pulls')
     .select('last_complete_at')
@@ -47,11 +40,11 @@ async function lastCompletePull(db: Kysely<Database>, entity: MirrorEntity): Pro
  */
 export async function requireLive(
   db: Kysely<Database>,
-  entity: MirrorEntity,
+  entity: SingleReadEntity,
   ids: number[],
 ): Promise<Map<number, Row>> {
   const rows = await mirrorRows(db, entity, ids);
-  const label = LABELS[entity];
+  const label = entityNamed(entity).label;
   const deleted = ids.filter((id) => rows.get(id)?.deleted_at);
   if (deleted.length > 0) {
     const when = rows.get(deleted[0]!)!.deleted_at!;

@@ -4,14 +4,11 @@
  * interrupted (outcome unknown, waits for `jobs retry`); queued | interrupted → cancelled.
  */
 import { sql, type Kysely } from 'kysely';
-import type { JobStatus } from '../../migrations/0001_core.js';
-import { jsonb, type Database } from '../db/index.js';
+import { closeOrphanedRuns, jsonb, type Database, type JobStatus } from '../db/index.js';
 import { RunError } from '../errors.js';
-import { unstorableValues } from '../api/json-split.js';
-import { closeOrphanedRuns } from '../sync/runs.js';
+import { unstorableValues } from '../api/index.js';
 import { PayloadError } from './errors.js';
-export { countJobsByStatus } from './counts.js';
-import { kindNamed, parseJob, type JobRow } from './kinds.js';
+import { kindNamed, parseJob, stoppedDuring, type JobRow, type Orphaned } from './kinds.js';
 import { batchesOf, callOf, idStates, idsIn, listIds, resolveCommands } from './ledger.js';
 import type { Disposition } from './outcome.js';
 
@@ -182,7 +179,7 @@ export async function recoverOrphans(db: Kysely<Database>): Promise<RecoveredJob
     const kind = kindNamed(job.kind);
     let disposition: Disposition;
     if (kind && !kind.idempotent) {
-      const { result, message } = orphanedCalls(job, kind.tracksCalls === true);
+      const { result, message } = kind.onOrphan?.(job) ?? orphanedCall(job);
       await saveProgress(db, job.id, result);
       disposition = { status: 'interrupted', message };
     } else if (job.attempts >= job.max_attempts) {
@@ -206,30 +203,9 @@ export async function recoverOrphans(db: Kysely<Database>): Promise<RecoveredJob
   return recovered;
 }
 
-/** A job that is not safe to repeat, left running by a dead worker: what was in flight becomes `unknown`. */
-function orphanedCalls(job: JobRow, tracksCalls: boolean): { result: unknown; message: string } {
-  const stopped = `interrupted: the worker stopped during attempt ${job.attempts}`;
-  if (tracksCalls) {
-    const ids = Array.isArray((job.payload as { ids?: unknown })?.ids) ? (job.payload as { ids: number[] }).ids : [];
-    const batches = batchesOf(job.result).map((b) =>
-      b.outcome === 'sending' ? { ...b, outcome: 'unknown' as const, error: 'the worker stopped during the call' } : b,
-    );
-    const states = idStates(ids, batches);
-    const unknown = idsIn(states, 'unknown');
-    const sent = idsIn(states, 'sent');
-    const result = { ...(job.result as object), batches, sent };
-    if (unknown.length === 0)
-      return {
-        result,
-        message: `${stopped} between calls; ${sent.length} of ${ids.length} confirmed sent; a retry sends the rest`,
-      };
-    return {
-      result,
-      message:
-        `${stopped}: ids ${listIds(unknown)} may have been sent (their call was in flight); ${sent.length} of ${ids.length} confirmed sent. ` +
-        `A retry first checks the service for them where it can, and sends only the ids certainly not sent; ${resolveCommands(job.id, unknown)}`,
-    };
-  }
+/** A single-call job that is not safe to repeat, left running by a dead worker: a call in flight becomes `unknown`. */
+function orphanedCall(job: JobRow): Orphaned {
+  const stopped = stoppedDuring(job);
   // No record of the call: an older version ran it, which recorded nothing; assume the worst.
   const call = callOf(job.result) ?? {
     attempt: job.attempts,

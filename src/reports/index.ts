@@ -1,2 +1,2 @@
-export { REPORTS, findReport, type Report } from './catalogue.js';
+export { REPORTS, findReport, type Report } from '../catalog/index.js';
 export { runReport, type ReportResult } from './run.js';

@@ -4,7 +4,7 @@
  */
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../db/index.js';
-import type { Report } from './catalogue.js';
+import type { Report } from '../catalog/index.js';
 
 export interface ReportResult {
   columns: string[];
@@ -14,9 +14,9 @@ export interface ReportResult {
 export async function runReport(db: Kysely<Database>, schema: string, report: Report): Promise<ReportResult> {
   const { rows: columnRows } = await sql<{ column_name: string }>`
     select column_name from information_schema.columns
-     where table_schema = ${schema} and table_name = ${report.view}
+     where table_schema = ${schema} and table_name = ${report.name}
      order by ordinal_position`.execute(db);
   const { rows } = await sql<Record<string, unknown>>`
-    select * from ${sql.table(report.view)} order by ${sql.raw(report.orderBy)}`.execute(db);
+    select * from ${sql.table(report.name)} order by ${sql.raw(report.orderBy)}`.execute(db);
   return { columns: columnRows.map((row) => row.column_name), rows };
 }

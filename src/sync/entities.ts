@@ -1,71 +1,53 @@
 /**
- * The mirrored entities, described once as data. The sync engine is generic: these descriptions
- * tell it where each entity's records come from (the client's list of the same name), which table
- * they go to, which field identifies them, how a parsed record becomes a row, and whether the
- * record carries document lines.
+ * The sync engine's view of the catalogue's entities: which columns travel as typed values and
+ * which are read from the raw record in SQL, and how a parsed record becomes a staged row.
  */
 import { hash } from 'node:crypto';
-import {
-  LINE_COLUMNS,
-  MIRROR_COLUMNS,
-  MIRROR_KEYS,
-  type DocumentType,
-  type MirrorColumn,
-  type MirrorTable,
-} from '../../migrations/0002_mirror.js';
 import type { ReadRecord } from '../api/index.js';
+import {
+  ENTITIES,
+  entityColumns,
+  LINE_COLUMNS,
+  type Column,
+  type DocumentType,
+  type EntityName,
+} from '../catalog/index.js';
 
 /** A record as the client read it: typed fields under their spec names plus `raw`, its text and issues. */
 export type ReadEntityRecord = ReadRecord<Record<string, unknown>>;
 
-export type { DocumentType, MirrorTable };
-
 export interface EntityDefinition {
   /** The mirror table, and the name of the client's list (`client.list(name)`). */
-  name: MirrorTable;
+  name: EntityName;
   /** The identifying column (an integer). */
   key: string;
-  columns: readonly MirrorColumn[];
+  columns: readonly Column[];
   /** Text columns: taken from the raw record in SQL, unless the parser changed the value. */
-  textColumns: readonly MirrorColumn[];
+  textColumns: readonly Column[];
   /** Every other column except the key: sent as typed values, in this order. */
-  typedColumns: readonly MirrorColumn[];
+  typedColumns: readonly Column[];
   /** Set for documents whose `lines` go to `document_lines`. */
   documentType?: DocumentType;
 }
 
-function entity(name: MirrorTable, documentType?: DocumentType): EntityDefinition {
-  const key = MIRROR_KEYS[name];
-  const columns: readonly MirrorColumn[] = MIRROR_COLUMNS[name];
+/** In pull order (the catalogue's). */
+export const DEFINITIONS: readonly EntityDefinition[] = ENTITIES.map((entity) => {
+  const columns = entityColumns(entity.name);
   return {
-    name,
-    key,
+    name: entity.name,
+    key: entity.key,
     columns,
     textColumns: columns.filter((c) => c.type === 'text'),
-    typedColumns: columns.filter((c) => c.type !== 'text' && c.name !== key),
-    documentType,
+    typedColumns: columns.filter((c) => c.type !== 'text' && c.name !== entity.key),
+    documentType: 'documentType' in entity ? entity.documentType : undefined,
   };
-}
+});
 
-/** In pull order: what documents refer to comes first. */
-export const ENTITIES: readonly EntityDefinition[] = [
-  entity('countries'),
-  entity('clients'),
-  entity('products'),
-  entity('quotations', 'quotation'),
-  entity('saved_invoices', 'saved_invoice'),
-  entity('repeating_invoices', 'repeating_invoice'),
-];
-
-export const ENTITY_NAMES: readonly MirrorTable[] = ENTITIES.map((e) => e.name);
-
-export function entityNamed(name: string): EntityDefinition {
-  const found = ENTITIES.find((e) => e.name === name);
+export function definitionOf(name: EntityName): EntityDefinition {
+  const found = DEFINITIONS.find((definition) => definition.name === name);
   if (!found) throw new Error(`unknown entity '${name}'`);
   return found;
 }
-
-export { LINE_COLUMNS };
 
 /** What identifies a record and its exact content: enough to tell whether it needs writing. */
 export interface RecordIdentity {
@@ -94,7 +76,7 @@ export interface StagedRow extends RecordIdentity {
   lines: unknown[][] | null;
 }
 
-function fieldOf(column: MirrorColumn, record: Record<string, unknown>): unknown {
+function fieldOf(column: Column, record: Record<string, unknown>): unknown {
   const value = record[column.field ?? column.name];
   if (column.subfield === undefined) return value;
   return value !== null && typeof value === 'object' && !Array.isArray(value)

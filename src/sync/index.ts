@@ -1,12 +1,4 @@
 export {
-  ENTITIES,
-  ENTITY_NAMES,
-  entityNamed,
-  type EntityDefinition,
-  type MirrorTable,
-  type DocumentType,
-} from './entities.js';
-export {
   runSync,
   SyncBusyError,
   type SyncOptions,
@@ -14,4 +6,5 @@ export {
   type SyncProgress,
   type EntityOutcome,
 } from './run.js';
+export { progressReporter } from './progress.js';
 export { refreshRecords, type RefreshTarget, type RefreshOutcome } from './refresh.js';

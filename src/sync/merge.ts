@@ -7,10 +7,10 @@
  * waiting for this process, which meanwhile parses the next page. Deletes are a separate sweep,
  * run only after a complete pull.
  */
-import { sql, type Kysely, type RawBuilder } from 'kysely';
-import { quoteName, type MirrorColumn } from '../../migrations/0002_mirror.js';
-import type { Database } from '../db/index.js';
-import { LINE_COLUMNS, type EntityDefinition, type RecordIdentity, type StagedRow } from './entities.js';
+import { CompiledQuery, sql, type Kysely, type RawBuilder } from 'kysely';
+import { LINE_COLUMNS, type Column } from '../catalog/index.js';
+import { quoteName, type Database } from '../db/index.js';
+import type { EntityDefinition, RecordIdentity, StagedRow } from './entities.js';
 
 export interface MergeResult {
   inserted: number;
@@ -37,7 +37,7 @@ const FIELD_SEPARATOR = '\x1f';
 const FIRST_TYPED_FIELD = 6;
 
 /** The SQL expression that computes a column from a staged record (see StagedRow and pageText). */
-function columnExpression(definition: EntityDefinition, column: MirrorColumn): string {
+function columnExpression(definition: EntityDefinition, column: Column): string {
   if (column.name === definition.key) return 'x.k';
   const wire = column.subfield
     ? `x.r -> ${literal(column.field!)} ->> ${literal(column.subfield)}`
@@ -65,13 +65,12 @@ function columnExpression(definition: EntityDefinition, column: MirrorColumn): s
 export type WriteMode = 'merge' | 'insert';
 
 /**
- * The statement of an entity and mode, split around its two parameters (the page as text, see
- * pageText, and the run id). Built once from the entity's fixed column list; every value is a
- * parameter.
+ * The statement of an entity and mode, with two parameters: `$1` the page as text (see pageText)
+ * and `$2` the run id. Built once from the entity's fixed column list; every value is a parameter.
  */
-const mergeSqlCache = new Map<string, [string, string, string]>();
+const mergeSqlCache = new Map<string, string>();
 
-function mergeSql(definition: EntityDefinition, mode: WriteMode): [string, string, string] {
+function mergeSql(definition: EntityDefinition, mode: WriteMode): string {
   const cacheKey = `${definition.name}:${mode}`;
   const cached = mergeSqlCache.get(cacheKey);
   if (cached) return cached;
@@ -146,15 +145,12 @@ logged as (
 select count(*) filter (where op = 'insert')::int as inserted, count(*) filter (where op = 'update')::int as updated,
   count(*) filter (where op = 'restore')::int as restored
 from classified, no_flush_wait`;
-  const [head, rest] = text.split('$1') as [string, string];
-  const [middle, tail] = rest.split('$2') as [string, string];
-  const parts: [string, string, string] = [head, middle, tail];
-  mergeSqlCache.set(cacheKey, parts);
-  return parts;
+  mergeSqlCache.set(cacheKey, text);
+  return text;
 }
 
 /** A typed value in its SQL text form; null is the empty text, which no typed column accepts. */
-function typedText(value: unknown, column: MirrorColumn): string {
+function typedText(value: unknown, column: Column): string {
   if (value === null || value === undefined) return '';
   if (column.type === 'jsonb') return JSON.stringify(value);
   if (column.type === 'numeric') return '='; // cast from the raw record's text (see columnExpression)
@@ -250,12 +246,10 @@ export async function writePage(
   mode: WriteMode = 'merge',
 ): Promise<MergeResult & { mode: WriteMode }> {
   if (page.size === 0) return { inserted: 0, updated: 0, restored: 0, unchanged: 0, mode };
-  const [head, middle, tail] = mergeSql(definition, mode);
+  const statement = CompiledQuery.raw(mergeSql(definition, mode), [page.text, runId]);
   let counts: Omit<MergeResult, 'unchanged'>;
   try {
-    const { rows: answer } = await sql<
-      Omit<MergeResult, 'unchanged'>
-    >`${sql.raw(head)}${page.text}${sql.raw(middle)}${runId}${sql.raw(tail)}`.execute(db);
+    const { rows: answer } = await db.executeQuery<Omit<MergeResult, 'unchanged'>>(statement);
     counts = answer[0]!;
   } catch (error) {
     if (mode === 'insert' && (error as { code?: string }).code === UNIQUE_VIOLATION)

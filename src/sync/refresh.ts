@@ -7,16 +7,17 @@
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { InvoicingClient } from '../api/index.js';
-import { NotFoundError } from '../api/errors.js';
-import { jsonb, type Database } from '../db/index.js';
+import { NotFoundError } from '../api/index.js';
+import { finishRun, startRun, type Database } from '../db/index.js';
 import { errorMessage } from '../errors.js';
 import { logger as defaultLogger } from '../log.js';
-import { entityNamed, toStagedRow, type MirrorTable, type ReadEntityRecord } from './entities.js';
+import type { SingleReadEntity } from '../catalog/index.js';
+import { definitionOf, toStagedRow, type ReadEntityRecord } from './entities.js';
 import { replaceRecordIssues } from './rejected.js';
 import { markDeleted, mergePage } from './merge.js';
 
 export interface RefreshTarget {
-  entity: Exclude<MirrorTable, 'countries'>;
+  entity: SingleReadEntity;
   id: number;
 }
 
@@ -36,12 +37,7 @@ export async function refreshRecords(
 ): Promise<RefreshOutcome> {
   const log = deps.logger ?? defaultLogger;
   const entities = [...new Set(targets.map((t) => t.entity))];
-  const run = await deps.db
-    .insertInto('sync_runs')
-    .values({ kind: 'refresh', entities })
-    .returning(['id'])
-    .executeTakeFirstOrThrow();
-  const runId = Number(run.id);
+  const runId = await startRun(deps.db, 'refresh', entities);
   const requestsAtStart = deps.client.requestsMade;
   const outcome: RefreshOutcome = {
     runId,
@@ -58,7 +54,7 @@ export async function refreshRecords(
   > = {};
 
   for (const target of targets) {
-    const definition = entityNamed(target.entity);
+    const definition = definitionOf(target.entity);
     const count = (counts[target.entity] ??= { fetched: 0, inserted: 0, updated: 0, deleted: 0, unchanged: 0 });
     try {
       const read = await deps.client.read(target.entity, target.id);
@@ -92,17 +88,12 @@ export async function refreshRecords(
     outcome.unchanged += c.unchanged;
   }
   outcome.status = outcome.errors.length === 0 ? 'succeeded' : 'partial';
-  await deps.db
-    .updateTable('sync_runs')
-    .set({
-      status: outcome.status,
-      finished_at: new Date(),
-      counts: jsonb(counts),
-      requests_made: deps.client.requestsMade - requestsAtStart,
-      rate_limit_remaining: deps.client.rateLimitRemaining,
-      error: outcome.errors.length > 0 ? outcome.errors.join('; ') : null,
-    })
-    .where('id', '=', runId)
-    .execute();
+  await finishRun(deps.db, runId, {
+    status: outcome.status,
+    error: outcome.errors.length > 0 ? outcome.errors.join('; ') : null,
+    counts,
+    requestsMade: deps.client.requestsMade - requestsAtStart,
+    rateLimitRemaining: deps.client.rateLimitRemaining,
+  });
   return outcome;
 }

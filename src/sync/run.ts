@@ -10,26 +10,39 @@
  */
 import { sql, type Kysely } from 'kysely';
 import type { Logger } from 'pino';
-import type { InvoicingClient, ValueIssue } from '../api/index.js';
-import { ApiError, AuthenticationError, NetworkError, RateLimitedError } from '../api/errors.js';
-import { MAX_INTEGER } from '../api/wire.js';
-import type { EntityCounts } from '../../migrations/0001_core.js';
-import type { SyncRunStatus } from '../db/schema.js';
-import { jsonb, lockKey, type Database } from '../db/index.js';
+import {
+  ApiError,
+  AuthenticationError,
+  NetworkError,
+  RateLimitedError,
+  type InvoicingClient,
+  type ValueIssue,
+} from '../api/index.js';
+
+import { ENTITY_NAMES, MAX_INTEGER, type EntityName } from '../catalog/index.js';
+import {
+  closeOrphanedRuns,
+  closeRunIfRunning,
+  finishRun,
+  lockKey,
+  recordRunProgress,
+  startRun,
+  type Database,
+  type EntityCounts,
+  type SyncRunStatus,
+} from '../db/index.js';
 import { RunError, errorMessage, isConnectionLost } from '../errors.js';
 import { logger as defaultLogger } from '../log.js';
 import {
-  ENTITIES,
+  DEFINITIONS,
   identify,
   toStagedRow,
   type EntityDefinition,
-  type MirrorTable,
   type ReadEntityRecord,
   type RecordIdentity,
   type StagedRow,
 } from './entities.js';
 import { keysToMerge, preparePage, touchSeen, type PreparedPage } from './merge.js';
-import { closeOrphanedRuns, closeRunIfRunning } from './runs.js';
 import { PageWriter } from './page-writer.js';
 import { recordIssues, resolveIssues } from './rejected.js';
 import { DEFAULT_DELETE_POLICY, sweepWithSafeguard, type DeletePolicy } from './safeguard.js';
@@ -50,7 +63,7 @@ export interface SyncDeps {
 }
 
 export interface SyncProgress {
-  entity: MirrorTable;
+  entity: EntityName;
   /** Records received so far for this entity. */
   fetched: number;
   /** Time since this entity's pull began. */
@@ -61,7 +74,7 @@ export interface SyncProgress {
 export interface SyncOptions {
   kind: 'backfill' | 'sync';
   /** Default: every entity. */
-  entities?: readonly MirrorTable[];
+  entities?: readonly EntityName[];
   /** Records per list request (default: the client's). */
   pageSize?: number;
   onProgress?: (progress: SyncProgress) => void;
@@ -92,7 +105,7 @@ export interface EntityOutcome extends RunEntityCounts {
 export interface SyncOutcome {
   runId: number;
   status: SyncRunStatus;
-  entities: Partial<Record<MirrorTable, EntityOutcome>>;
+  entities: Partial<Record<EntityName, EntityOutcome>>;
   requestsMade: number;
   error: string | null;
 }
@@ -109,8 +122,8 @@ const LAST_SEEN_RESOLUTION_HOURS = 24;
 
 export async function runSync(deps: SyncDeps, options: SyncOptions): Promise<SyncOutcome> {
   const log = deps.logger ?? defaultLogger;
-  const wanted = options.entities ?? ENTITIES.map((e) => e.name);
-  const definitions = ENTITIES.filter((e) => wanted.includes(e.name));
+  const wanted = options.entities ?? ENTITY_NAMES;
+  const definitions = DEFINITIONS.filter((e) => wanted.includes(e.name));
 
   // The lock is a session lock, so the whole run stays on one connection.
   return deps.db.connection().execute(async (db) => {
@@ -121,12 +134,11 @@ export async function runSync(deps: SyncDeps, options: SyncOptions): Promise<Syn
     try {
       // We hold the lock, so any run still marked running belongs to a process that died.
       await closeOrphanedRuns(db, ['backfill', 'sync'], 'interrupted: the process stopped before the run finished');
-      const run = await db
-        .insertInto('sync_runs')
-        .values({ kind: options.kind, entities: definitions.map((d) => d.name) })
-        .returning(['id'])
-        .executeTakeFirstOrThrow();
-      const runId = Number(run.id);
+      const runId = await startRun(
+        db,
+        options.kind,
+        definitions.map((d) => d.name),
+      );
       const markInterrupted = () => {
         void closeRunIfRunning(deps.db, runId, 'interrupted', interruptedMessage(options.signal)).catch(
           (error: unknown) => log.warn({ runId, error: errorMessage(error) }, 'could not mark the run interrupted'),
@@ -161,7 +173,7 @@ async function pullAll(
   log: Logger,
 ): Promise<SyncOutcome> {
   const requestsAtStart = deps.client.requestsMade;
-  const outcomes: Partial<Record<MirrorTable, EntityOutcome>> = {};
+  const outcomes: Partial<Record<EntityName, EntityOutcome>> = {};
   let stopReason: string | null = null;
   log.info({ runId, kind: options.kind, entities: definitions.map((d) => d.name) }, 'sync run started');
 
@@ -183,11 +195,7 @@ async function pullAll(
     }
     outcomes[definition.name] = outcome;
     if (stopRun) stopReason = outcome.error ?? 'stopped';
-    await db
-      .updateTable('sync_runs')
-      .set({ counts: jsonb(countsOf(outcomes)), requests_made: deps.client.requestsMade - requestsAtStart })
-      .where('id', '=', runId)
-      .execute();
+    await recordRunProgress(db, runId, countsOf(outcomes), deps.client.requestsMade - requestsAtStart);
   }
 
   const results = Object.values(outcomes) as EntityOutcome[];
@@ -210,23 +218,18 @@ async function pullAll(
   if (stopReason && !interrupted && !errors.includes(stopReason)) errors.push(stopReason);
   const error = errors.length > 0 ? errors.join('; ') : null;
   const requestsMade = deps.client.requestsMade - requestsAtStart;
-  await db
-    .updateTable('sync_runs')
-    .set({
-      status,
-      finished_at: new Date(),
-      error,
-      requests_made: requestsMade,
-      counts: jsonb(countsOf(outcomes)),
-      rate_limit_remaining: deps.client.rateLimitRemaining,
-    })
-    .where('id', '=', runId)
-    .execute();
+  await finishRun(db, runId, {
+    status,
+    error,
+    counts: countsOf(outcomes),
+    requestsMade,
+    rateLimitRemaining: deps.client.rateLimitRemaining,
+  });
   log.info({ runId, status, requestsMade, counts: countsOf(outcomes), error }, 'sync run finished');
   return { runId, status, entities: outcomes, requestsMade, error };
 }
 
-function countsOf(outcomes: Partial<Record<MirrorTable, EntityOutcome>>): Record<string, RunEntityCounts> {
+function countsOf(outcomes: Partial<Record<EntityName, EntityOutcome>>): Record<string, RunEntityCounts> {
   return Object.fromEntries(
     Object.entries(outcomes).map(([name, o]) => [
       name,
@@ -244,7 +247,7 @@ function countsOf(outcomes: Partial<Record<MirrorTable, EntityOutcome>>): Record
   );
 }
 
-function completedNames(outcomes: Partial<Record<MirrorTable, EntityOutcome>>): string {
+function completedNames(outcomes: Partial<Record<EntityName, EntityOutcome>>): string {
   return Object.entries(outcomes)
     .filter(([, outcome]) => outcome!.complete)
     .map(([name]) => name)

@@ -90,14 +90,3 @@ export async function sweepWithSafeguard(
   }
   return { deleted, held: toHold.length, live };
 }
-
-/** Held deletes per entity, for `status` and health. */
-export async function heldDeletes(db: Kysely<Database>): Promise<{ entity: string; held: number; since: Date }[]> {
-  const rows = await db
-    .selectFrom('held_deletes')
-    .select(['entity', sql<number>`count(*)::int`.as('held'), sql<Date>`min(held_at)`.as('since')])
-    .groupBy('entity')
-    .orderBy('entity')
-    .execute();
-  return rows.map((r) => ({ entity: r.entity, held: Number(r.held), since: new Date(r.since) }));
-}

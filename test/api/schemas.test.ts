@@ -1,7 +1,8 @@
 /** The wire schemas on the example records of service-notes.md and awkward variants (pure parsing, no HTTP). */
 import { describe, expect, it } from 'vitest';
-import { parseRecord, parseRecords, type EntityName, type RecordOf } from '../../src/api/index.js';
-import { toBoolean, toDate, toLines, toNumber } from '../../src/api/wire.js';
+import { parseRecord, parseRecords, type RecordOf } from '../../src/api/index.js';
+import type { EntityName } from '../../src/catalog/index.js';
+import { toBoolean, toDate, toLines, toNumber } from '../../src/catalog/wire.js';
 
 const exampleClient = {
   clientnr: '1',

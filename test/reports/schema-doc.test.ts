@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { sql } from 'kysely';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { REPORT_VIEWS } from '../../migrations/0004_reports.js';
+import { ENTITIES, entityColumns, LINE_COLUMNS, REPORTS } from '../../src/catalog/index.js';
 import { runSync } from '../../src/sync/index.js';
 import { useSandbox } from '../support/sandbox.js';
 import { useTestDatabase } from '../support/test-database.js';
@@ -110,7 +110,7 @@ describe('docs/schema.md', () => {
   it('describes each view as its comment in the database does', async () => {
     const documented = parseSchemaDoc(DOC);
     const { db } = database.current.handle;
-    for (const view of REPORT_VIEWS) {
+    for (const view of REPORTS) {
       const { rows } = await sql<{
         comment: string | null;
       }>`select obj_description(${`${database.current.schema}.${view.name}`}::regclass, 'pg_class') as comment`.execute(
@@ -131,6 +131,29 @@ describe('docs/schema.md', () => {
         columns.map((c) => [c.column_name, c.comment]),
         view.name,
       ).toEqual(documented.get(view.name)!.columns.map((c) => [c.column, c.meaning]));
+    }
+  });
+
+  it('describes each mirror column as the catalogue does, and so does its comment in the database', async () => {
+    const documented = parseSchemaDoc(DOC);
+    const { db } = database.current.handle;
+    const tables = [
+      ...ENTITIES.map((entity) => ({ table: entity.name as string, columns: entityColumns(entity.name) })),
+      { table: 'document_lines', columns: LINE_COLUMNS },
+    ];
+    for (const { table, columns } of tables) {
+      const meanings = new Map(documented.get(table)!.columns.map((c) => [c.column, c.meaning]));
+      const { rows } = await sql<{ column_name: string; comment: string | null }>`
+        select a.attname as column_name, col_description(a.attrelid, a.attnum) as comment
+          from pg_attribute a
+         where a.attrelid = ${`${database.current.schema}.${table}`}::regclass and a.attnum > 0 and not a.attisdropped`.execute(
+        db,
+      );
+      const comments = new Map(rows.map((row) => [row.column_name, row.comment]));
+      for (const column of columns) {
+        expect(meanings.get(column.name), `${table}.${column.name} in docs/schema.md`).toBe(column.doc);
+        expect(comments.get(column.name), `${table}.${column.name} in the database`).toBe(column.doc);
+      }
     }
   });
 

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
-import { MIRROR_COLUMNS, type MirrorColumn } from '../../migrations/0002_mirror.js';
-import { runSync, SyncBusyError, type MirrorTable } from '../../src/sync/index.js';
+import { entityColumns, type Column, type EntityName } from '../../src/catalog/index.js';
+import { runSync, SyncBusyError } from '../../src/sync/index.js';
 import { useSandbox } from '../support/sandbox.js';
 import { useTestDatabase } from '../support/test-database.js';
 
@@ -23,7 +23,7 @@ const deps = () => ({
 });
 
 /** What a typed column should hold for a wire value, worked out independently of the client's parser. */
-function expectedValue(column: MirrorColumn, wire: Record<string, unknown>): unknown {
+function expectedValue(column: Column, wire: Record<string, unknown>): unknown {
   let value = wire[column.field ?? column.name];
   if (column.subfield)
     value = value && typeof value === 'object' ? (value as Record<string, unknown>)[column.subfield] : undefined;
@@ -50,13 +50,13 @@ function expectedValue(column: MirrorColumn, wire: Record<string, unknown>): unk
   }
 }
 
-function normalise(column: MirrorColumn, value: unknown): unknown {
+function normalise(column: Column, value: unknown): unknown {
   if (value === null || value === undefined) return null;
   if (column.type === 'numeric' || column.type === 'integer') return Number(value);
   return value;
 }
 
-async function mirrorRows(entity: MirrorTable): Promise<Record<string, unknown>[]> {
+async function mirrorRows(entity: EntityName): Promise<Record<string, unknown>[]> {
   const { rows } = await sql<
     Record<string, unknown>
   >`select * from ${sql.table(entity)} order by ${sql.ref(keyOf(entity))}`.execute(database.current.handle.db);
@@ -101,7 +101,7 @@ describe('backfill', () => {
         const row = byKey.get(String(record[keyOf(entity)]));
         expect(row, `${entity} ${record[keyOf(entity)]}`).toBeDefined();
         expect(row!.raw).toEqual(record);
-        for (const column of MIRROR_COLUMNS[entity] as readonly MirrorColumn[]) {
+        for (const column of entityColumns(entity)) {
           expect(normalise(column, row![column.name]), `${entity} ${record[keyOf(entity)]} ${column.name}`).toEqual(
             expectedValue(column, record),
           );

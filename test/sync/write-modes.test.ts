@@ -5,7 +5,7 @@
  */
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
-import { entityNamed, toStagedRow } from '../../src/sync/entities.js';
+import { definitionOf, toStagedRow, type ReadEntityRecord } from '../../src/sync/entities.js';
 import { runSync } from '../../src/sync/index.js';
 import { mergePage } from '../../src/sync/merge.js';
 import { useSandbox } from '../support/sandbox.js';
@@ -20,10 +20,10 @@ const env = useSandbox(
 const db = () => database.current.handle.db;
 
 async function stagedPage(entity: 'clients' | 'quotations') {
-  const definition = entityNamed(entity);
+  const definition = definitionOf(entity);
   const rows = [];
   for await (const page of env.client.list(entity))
-    rows.push(...page.records.map((record) => toStagedRow(definition, record as unknown as Record<string, unknown>)));
+    rows.push(...page.records.map((record) => toStagedRow(definition, record as unknown as ReadEntityRecord)));
   return { definition, rows };
 }
 

@@ -1,5 +1,6 @@
 /**
- * Lenient zod primitives for the service's PHP-flavoured JSON.
+ * Lenient zod primitives for the service's PHP-flavoured JSON: the kinds of field the catalogue's
+ * entities are made of (see define.ts).
  *
  * The service sends almost every scalar as a string, booleans in four forms, `""` for unset
  * dates and `[]` for empty maps. Each primitive here is a plain converter function wrapped in a

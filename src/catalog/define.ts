@@ -1,0 +1,142 @@
+/**
+ * How an entity of the catalogue is described: where its records come from, what identifies them,
+ * and each field as data (how it reads from the wire, which column holds it, what it means).
+ * Everything else about an entity (the zod wire schema, the mirror's columns and merge SQL, the
+ * Kysely row type, the column comments in the database) is derived from this description.
+ */
+import type { ColumnType } from 'kysely';
+import type { z } from 'zod';
+import { w } from './wire.js';
+
+export type SqlType = 'integer' | 'numeric' | 'text' | 'boolean' | 'date' | 'jsonb' | 'timestamptz';
+
+/** A field stored in one column of its own name. */
+export interface ScalarField<Wire extends z.ZodType = z.ZodType, Sql extends SqlType = SqlType> {
+  readonly wire: Wire;
+  readonly sql: Sql;
+  /** What the column means, as docs/schema.md and the column's comment in the database say it. */
+  readonly doc: string;
+}
+/** The three reference lines `{line1, line2, line3}`: text columns `<field>_line1` … `<field>_line3`. */
+export interface ReferenceField {
+  readonly wire: typeof w.reference;
+  readonly reference: readonly [string, string, string];
+}
+/** A document's lines: rows of `document_lines`, no column of the document's own table. */
+export interface LinesField {
+  readonly wire: typeof w.lines;
+  readonly lines: true;
+}
+export type Field = ScalarField | ReferenceField | LinesField;
+
+function scalar<Wire extends z.ZodType, Sql extends SqlType>(wire: Wire, sql: Sql) {
+  return (doc: string): ScalarField<Wire, Sql> => ({ wire, sql, doc });
+}
+
+/** The field kinds, by how the service sends them (see api/wire.ts) and how the mirror stores them. */
+export const field = {
+  /** The record's identifying number. */
+  key: scalar(w.key, 'integer'),
+  int: scalar(w.int, 'integer'),
+  country: scalar(w.country, 'integer'),
+  /** Money, quantities and percentages: stored exactly, as the wire's decimal text. */
+  num: scalar(w.num, 'numeric'),
+  /** A product's stock: a number, or `false` when stock is not tracked. */
+  stock: scalar(w.stock, 'numeric'),
+  bool: scalar(w.bool, 'boolean'),
+  date: scalar(w.date, 'date'),
+  text: scalar(w.text, 'text'),
+  /** An enumeration, stored lower-case. */
+  lower: scalar(w.lower, 'text'),
+  /** An enumeration, stored upper-case. */
+  upper: scalar(w.upper, 'text'),
+  approval: scalar(w.approval, 'jsonb'),
+  reference: (docs: readonly [string, string, string]): ReferenceField => ({ wire: w.reference, reference: docs }),
+  lines: (): LinesField => ({ wire: w.lines, lines: true }),
+};
+
+export interface EntitySpec<
+  Name extends string = string,
+  Fields extends Record<string, Field> = Record<string, Field>,
+> {
+  /** The mirror table, the name used on the command line, in settings and in `changes.entity`. */
+  readonly name: Name;
+  /** A record of it in a sentence: "saved invoice 12 is deleted". */
+  readonly label: string;
+  /** The service's path for its list, single reads and writes. */
+  readonly endpoint: string;
+  /** The field that identifies a record (an integer), the table's primary key. */
+  readonly key: keyof Fields & string;
+  /** Whether the service reads one record by key (`GET endpoint/{key}`), so jobs can refresh it. */
+  readonly singleRead: boolean;
+  /** Set for documents whose `lines` go to `document_lines`, under this `document_type`. */
+  readonly documentType?: string;
+  /** In the wire's order, which is also the table's column order. */
+  readonly fields: Fields;
+}
+
+/** Keeps the literal types of a description, from which the record and row types are derived. */
+export function defineEntity<const Spec extends EntitySpec>(spec: Spec & { key: keyof Spec['fields'] }): Spec {
+  return spec;
+}
+
+/** One column of a mirror table, and where in the parsed record its value is. */
+export interface Column {
+  readonly name: string;
+  readonly type: SqlType;
+  readonly doc: string;
+  /** The field of the parsed record it comes from, when that is not the column's own name. */
+  readonly field?: string;
+  /** A key inside that field, e.g. `line1` of `reference`. */
+  readonly subfield?: string;
+}
+
+/** The entity's own columns, in table order (the bookkeeping columns follow them). */
+export function columnsOf(entity: Pick<EntitySpec, 'fields'>): Column[] {
+  const columns: Column[] = [];
+  for (const [name, spec] of Object.entries(entity.fields)) {
+    if ('sql' in spec) columns.push({ name, type: spec.sql, doc: spec.doc });
+    else if ('reference' in spec) {
+      spec.reference.forEach((doc, i) => {
+        columns.push({ name: `${name}_line${i + 1}`, type: 'text', doc, field: name, subfield: `line${i + 1}` });
+      });
+    }
+  }
+  return columns;
+}
+
+/** The zod shape of the entity's wire records. */
+export type WireShape<Fields extends Record<string, Field>> = {
+  [K in keyof Fields]: Fields[K] extends { wire: infer Wire extends z.ZodType } ? Wire : never;
+};
+
+export function wireShape<Fields extends Record<string, Field>>(fields: Fields): WireShape<Fields> {
+  const shape: Record<string, z.ZodType> = {};
+  for (const [name, spec] of Object.entries(fields)) shape[name] = spec.wire;
+  return shape as WireShape<Fields>;
+}
+
+// ---- Kysely row types ------------------------------------------------------------------------
+
+/** How each SQL type comes back from the database (see src/db/connect.ts). */
+export interface SelectTypes {
+  integer: number;
+  numeric: string;
+  text: string;
+  boolean: boolean;
+  date: string;
+  jsonb: unknown;
+  timestamptz: Date;
+}
+
+type ColumnName<K extends string, F> = F extends ScalarField
+  ? K
+  : F extends ReferenceField
+    ? `${K}_line${1 | 2 | 3}`
+    : never;
+type ColumnValue<F> = F extends ScalarField<z.ZodType, infer Sql> ? SelectTypes[Sql] : string;
+
+/** Mirror rows are written only by the sync engine (with raw SQL); Kysely reads them. */
+export type EntityColumns<Fields extends Record<string, Field>> = {
+  [K in keyof Fields & string as ColumnName<K, Fields[K]>]: ColumnType<ColumnValue<Fields[K]> | null, never, never>;
+};

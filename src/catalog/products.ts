@@ -1,0 +1,21 @@
+/** Products (spec 2.6). */
+import { defineEntity, field } from './define.js';
+
+export const products = defineEntity({
+  name: 'products',
+  label: 'product',
+  endpoint: '/products',
+  key: 'id',
+  singleRead: true,
+  fields: {
+    id: field.key('product id'),
+    code: field.text('your own product code (not printed on invoices)'),
+    name: field.text('name shown on the invoice'),
+    price: field.num('unit price excluding tax'),
+    taxes: field.num('tax percentage'), // a percentage; kept numeric so a 5.5 % rate does not reject the product
+    priceintax: field.num('unit price including tax'),
+    notes: field.text('internal notes'),
+    stock: field.stock('units in stock; empty when stock is not tracked (may be negative)'),
+    stock_use: field.bool('whether stock is tracked for the product'),
+  },
+});

@@ -1,0 +1,483 @@
+/**
+ * The built-in reports, as data: each one is a view of the mirror schema, answered over live
+ * records only (`deleted_at is null`) unless the name says otherwise (`recent_changes` is history),
+ * with what it shows and what each column means. "Today" is always the database's `current_date`.
+ *
+ * The views and their meanings (`comment on`, so `\d+` in psql says the same as docs/schema.md)
+ * are re-applied after the migrations whenever this list changes (src/db/repeatable.ts). A
+ * report's name is its view's name: what `invoice-mirror report NAME` prints is also
+ * `select * from NAME` in any SQL client, in the report's `orderBy`.
+ *
+ * Adding a report: an entry here (after the views it reads), its section in docs/schema.md and
+ * its oracle in test/reports/expected.ts. A view's columns may be appended to in place; renaming
+ * or removing one needs the views other people built on it dropped first (migrate says which).
+ */
+export interface Report {
+  /** The view's name, and what to type after `invoice-mirror report` (also with `-` for `_`). */
+  readonly name: string;
+  readonly title: string;
+  /** One line for `invoice-mirror report` without a name. */
+  readonly description: string;
+  /** The SQL `order by` list the report prints in. */
+  readonly orderBy: string;
+  /** The view's comment in the database: what it shows. */
+  readonly comment: string;
+  readonly select: string;
+  /** Every column of the view, in order, with its meaning. */
+  readonly columns: Readonly<Record<string, string>>;
+}
+
+/** Helpers shared by the views; simple SQL functions, which the planner inlines. */
+export const REPORT_FUNCTIONS: readonly string[] = [
+  `
+    create or replace function sends_per_year(frequency text) returns integer language sql immutable as $$
+      select case lower(frequency)
+        when 'weekly' then 52 when 'biweekly' then 26 when 'fourweekly' then 13 when 'monthly' then 12
+        when 'bimonthly' then 6 when 'quarterly' then 4 when 'halfyearly' then 2 when 'yearly' then 1
+      end
+    $$
+  `,
+  `
+    comment on function sends_per_year(text) is
+      'How many invoices a repeating invoice of this frequency sends in a year (weekly 52, biweekly 26, fourweekly 13, monthly 12, bimonthly 6, quarterly 4, halfyearly 2, yearly 1; case-insensitive); NULL for an unknown frequency.'
+  `,
+  `
+    create or replace function frequency_step(frequency text) returns interval language sql immutable as $$
+      select case lower(frequency)
+        when 'weekly' then interval '7 days' when 'biweekly' then interval '14 days'
+        when 'fourweekly' then interval '28 days' when 'monthly' then interval '1 month'
+        when 'bimonthly' then interval '2 months' when 'quarterly' then interval '3 months'
+        when 'halfyearly' then interval '6 months' when 'yearly' then interval '1 year'
+      end
+    $$
+  `,
+  `
+    comment on function frequency_step(text) is
+      'The time between two sends of a repeating invoice of this frequency (case-insensitive); NULL for an unknown frequency.'
+  `,
+  `
+    create or replace function client_display_name(company text, contact text) returns text language sql immutable as $$
+      select coalesce(nullif(company, ''), nullif(contact, ''))
+    $$
+  `,
+  `
+    comment on function client_display_name(text, text) is
+      'The name a client goes by: the company name, or the contact name when there is no company.'
+  `,
+];
+
+const CLIENT_NAME_ON_DOCUMENT = 'client name as printed on the document (company, or contact when there is no company)';
+const CLIENT_NAME = 'client name (company, or contact when there is no company)';
+
+export const REPORTS: readonly Report[] = [
+  {
+    name: 'open_quotations',
+    title: 'Open quotations',
+    description: 'sent, not yet approved or declined; oldest first',
+    orderBy: 'days_open desc nulls last, quotation_id',
+    comment:
+      'Quotations sent to the client and still waiting for an answer: sent, not approved, not declined. Age in days since the quotation date.',
+    select: `
+      select q.id as quotation_id,
+             q.quotationreference as quotation_reference,
+             q.savename as saved_name,
+             q.clientnr as client_number,
+             client_display_name(q.company, q.contact) as client_name,
+             q.date as quotation_date,
+             q.datedue as valid_until,
+             current_date - q.date as days_open,
+             coalesce(q.datedue < current_date, false) as expired,
+             coalesce(nullif(lower(q.customstatus), ''), 'none') as custom_status,
+             q.totalintax as total_incl_tax
+        from quotations q
+       where q.deleted_at is null
+         and q.sent
+         and jsonb_typeof(q.approved) is distinct from 'object'
+         and coalesce(lower(q.customstatus), '') <> 'declined'`,
+    columns: {
+      quotation_id: 'id of the quotation',
+      quotation_reference: 'public reference printed on the quotation',
+      saved_name: 'name the quotation was saved under',
+      client_number: 'number of the client the quotation is for',
+      client_name: CLIENT_NAME_ON_DOCUMENT,
+      quotation_date: 'date the quotation was sent',
+      valid_until: 'last day of the quotation period (quotation date plus the period)',
+      days_open: 'days since the quotation date',
+      expired: 'true when the quotation period has ended (valid_until is before today)',
+      custom_status: 'status set by hand: progress, completed or billable; none when not set',
+      total_incl_tax: 'quotation total including tax',
+    },
+  },
+  {
+    name: 'quotation_pipeline',
+    title: 'Quotation pipeline',
+    description: 'quotations by stage, custom status and approval',
+    orderBy: `array_position(array['draft', 'open', 'approved', 'declined'], stage), custom_status, approved`,
+    comment:
+      'Live quotations counted by stage and custom status. Stage: draft (not sent), declined (custom status declined), approved (approved by the client), open (sent, waiting for an answer).',
+    select: `
+      select stage, custom_status, approved,
+             count(*)::integer as quotation_count,
+             coalesce(sum(totalintax), 0) as total_incl_tax,
+             min(date) as oldest_quotation_date
+        from (
+          select case
+                   when not coalesce(q.sent, false) then 'draft'
+                   when lower(q.customstatus) = 'declined' then 'declined'
+                   when jsonb_typeof(q.approved) = 'object' then 'approved'
+                   else 'open'
+                 end as stage,
+                 coalesce(nullif(lower(q.customstatus), ''), 'none') as custom_status,
+                 coalesce(jsonb_typeof(q.approved) = 'object', false) as approved,
+                 q.totalintax, q.date
+            from quotations q
+           where q.deleted_at is null
+        ) staged
+       group by stage, custom_status, approved`,
+    columns: {
+      stage: 'draft (not sent), open (sent, waiting for an answer), approved, or declined',
+      custom_status: 'status set by hand: progress, completed, billable, declined; none when not set',
+      approved: 'whether the client approved these quotations',
+      quotation_count: 'number of quotations',
+      total_incl_tax: 'sum of their totals including tax',
+      oldest_quotation_date: 'date of the oldest quotation in the group',
+    },
+  },
+  {
+    name: 'saved_invoices_by_client',
+    title: 'Saved invoices per client',
+    description: 'unsent invoices per client: totals, paid, still to pay',
+    orderBy: 'total_incl_tax desc, client_number',
+    comment: 'Saved invoices (drafts not yet sent) per client, with their totals and what is still to be paid.',
+    select: `
+      select s.clientnr as client_number,
+             coalesce(client_display_name(c.company, c.contact),
+                      (array_agg(client_display_name(s.company, s.contact) order by s.id desc))[1]) as client_name,
+             count(*)::integer as saved_invoice_count,
+             coalesce(sum(s.totalintax), 0) as total_incl_tax,
+             coalesce(sum(s.totaldiscount), 0) as total_discount,
+             coalesce(sum(s.alreadypaid), 0) as already_paid,
+             coalesce(sum(s.totalintax), 0) - coalesce(sum(s.alreadypaid), 0) as still_to_pay
+        from saved_invoices s
+        left join clients c on c.clientnr = s.clientnr and c.deleted_at is null
+       where s.deleted_at is null
+       group by s.clientnr, c.company, c.contact`,
+    columns: {
+      client_number: 'client number on the invoices (0: no client)',
+      client_name: `${CLIENT_NAME}; from the client record, or from the newest invoice when the client is gone`,
+      saved_invoice_count: 'number of saved invoices',
+      total_incl_tax: 'sum of the invoice totals including tax',
+      total_discount: 'sum of the discounts given on the invoices',
+      already_paid: 'sum of the amounts already marked as paid',
+      still_to_pay: 'total including tax minus what is already paid',
+    },
+  },
+  {
+    name: 'recurring_revenue',
+    title: 'Recurring revenue',
+    description: 'repeating invoices as monthly and yearly amounts',
+    orderBy: 'monthly_amount desc nulls last, repeating_invoice_id',
+    comment:
+      'Repeating invoices with their amount converted to a monthly and a yearly amount. Monthly amount = amount per invoice x sends per year / 12, where sends per year by frequency is weekly 52, biweekly 26, fourweekly 13, monthly 12, bimonthly 6, quarterly 4, halfyearly 2, yearly 1 (so weekly x52/12, biweekly x26/12, fourweekly x13/12, monthly x1, bimonthly x1/2, quarterly x1/3, halfyearly x1/6, yearly x1/12). Frequencies compare case-insensitively; an unknown one gives NULL amounts.',
+    select: `
+      select r.id as repeating_invoice_id,
+             r.name as invoice_name,
+             r.clientnr as client_number,
+             client_display_name(r.company, r.contact) as client_name,
+             lower(r.frequency) as frequency,
+             sends_per_year(r.frequency) as sends_per_year,
+             r.totalintax as amount_per_invoice,
+             r.totalintax * sends_per_year(r.frequency) as yearly_amount,
+             round(r.totalintax * sends_per_year(r.frequency) / 12, 2) as monthly_amount,
+             lower(r.repeattype) = 'auto' as sent_automatically,
+             r.nextsenddate as next_send_date,
+             r.nextsenddate - current_date as days_until_next_send,
+             r.finalsenddate as final_send_date
+        from repeating_invoices r
+       where r.deleted_at is null`,
+    columns: {
+      repeating_invoice_id: 'id of the repeating invoice',
+      invoice_name: 'name of the repeating invoice',
+      client_number: 'number of the client invoiced',
+      client_name: CLIENT_NAME_ON_DOCUMENT,
+      frequency:
+        'how often it is sent: weekly, biweekly, fourweekly, monthly, bimonthly, quarterly, halfyearly, yearly',
+      sends_per_year: 'invoices sent per year at this frequency',
+      amount_per_invoice: 'total including tax of each invoice sent',
+      yearly_amount: 'amount per invoice x sends per year',
+      monthly_amount: 'yearly amount / 12, rounded to cents',
+      sent_automatically:
+        'true when the service sends it by itself (repeat type auto), false when someone sends it by hand',
+      next_send_date: 'date the next invoice is sent',
+      days_until_next_send: 'days from today to the next send date (negative when the mirror is behind)',
+      final_send_date: 'date of the last invoice; empty when it repeats without end',
+    },
+  },
+  {
+    name: 'recurring_revenue_by_frequency',
+    title: 'Recurring revenue per frequency',
+    description: 'monthly and yearly amounts per frequency, with a total row',
+    orderBy: `sends_per_year desc nulls last, frequency = 'all frequencies', frequency`,
+    comment:
+      'Recurring revenue per frequency, plus a final row "all frequencies" with the totals. Monthly amount = sum of (amount per invoice x sends per year) / 12, rounded to cents (see recurring_revenue).',
+    select: `
+      select case when grouping(lower(frequency)) = 1 then 'all frequencies' else lower(frequency) end as frequency,
+             case when grouping(lower(frequency)) = 0 then max(sends_per_year(frequency)) end as sends_per_year,
+             count(*)::integer as repeating_invoice_count,
+             coalesce(sum(totalintax * sends_per_year(frequency)), 0) as yearly_amount,
+             round(coalesce(sum(totalintax * sends_per_year(frequency)), 0) / 12, 2) as monthly_amount
+        from repeating_invoices
+       where deleted_at is null
+       group by rollup (lower(frequency))`,
+    columns: {
+      frequency: 'how often the invoices are sent; "all frequencies" on the totals row',
+      sends_per_year: 'invoices sent per year at this frequency (empty on the totals row)',
+      repeating_invoice_count: 'number of repeating invoices',
+      yearly_amount: 'sum of amount per invoice x sends per year, including tax',
+      monthly_amount: 'yearly amount / 12, rounded to cents',
+    },
+  },
+  {
+    name: 'upcoming_repeating_sends',
+    title: 'Upcoming repeating invoices',
+    description: 'each invoice repeating invoices send in the next year',
+    orderBy: 'send_date, repeating_invoice_id',
+    comment:
+      'Every invoice the repeating invoices will send in the coming year: one row per send date, from the next send date on, each one step of the frequency after the previous (weekly 7 days, biweekly 14, fourweekly 28, monthly 1 month, bimonthly 2, quarterly 3, halfyearly 6, yearly 12; a monthly send on the 31st moves to the 28th in February and stays there), up to the final send date and to before the same day next year.',
+    select: `
+      select r.id as repeating_invoice_id,
+             r.name as invoice_name,
+             r.clientnr as client_number,
+             client_display_name(r.company, r.contact) as client_name,
+             d.send_date::date as send_date,
+             lower(r.frequency) as frequency,
+             r.totalintax as amount_incl_tax,
+             lower(r.repeattype) = 'auto' as sent_automatically
+        from repeating_invoices r
+       cross join lateral generate_series(
+               r.nextsenddate::timestamp,
+               least(r.finalsenddate::timestamp, current_date + interval '1 year' - interval '1 day'),
+               frequency_step(r.frequency)) as d(send_date)
+       where r.deleted_at is null`,
+    columns: {
+      repeating_invoice_id: 'id of the repeating invoice',
+      invoice_name: 'name of the repeating invoice',
+      client_number: 'number of the client invoiced',
+      client_name: CLIENT_NAME_ON_DOCUMENT,
+      send_date: 'date this invoice is sent',
+      frequency: 'how often the repeating invoice is sent',
+      amount_incl_tax: 'total including tax of the invoice sent on this date',
+      sent_automatically: 'true when the service sends it by itself, false when someone sends it by hand',
+    },
+  },
+  {
+    name: 'ending_repeating_invoices',
+    title: 'Ending repeating invoices',
+    description: 'repeating invoices with an end date, and what remains',
+    orderBy: 'final_send_date, repeating_invoice_id',
+    comment:
+      'Repeating invoices that have a final send date: when they end, how many invoices they still send and for how much.',
+    select: `
+      select r.id as repeating_invoice_id,
+             r.name as invoice_name,
+             r.clientnr as client_number,
+             client_display_name(r.company, r.contact) as client_name,
+             lower(r.frequency) as frequency,
+             r.totalintax as amount_per_invoice,
+             r.nextsenddate as next_send_date,
+             r.finalsenddate as final_send_date,
+             r.finalsenddate - current_date as days_until_end,
+             remaining.sends as sends_remaining,
+             remaining.sends * r.totalintax as remaining_amount
+        from repeating_invoices r
+       cross join lateral (
+               select count(*)::integer as sends
+                 from generate_series(r.nextsenddate::timestamp, r.finalsenddate::timestamp, frequency_step(r.frequency))
+             ) remaining
+       where r.deleted_at is null
+         and r.finalsenddate is not null`,
+    columns: {
+      repeating_invoice_id: 'id of the repeating invoice',
+      invoice_name: 'name of the repeating invoice',
+      client_number: 'number of the client invoiced',
+      client_name: CLIENT_NAME_ON_DOCUMENT,
+      frequency: 'how often it is sent',
+      amount_per_invoice: 'total including tax of each invoice sent',
+      next_send_date: 'date the next invoice is sent',
+      final_send_date: 'date of the last invoice; after it the repeating invoice is deleted',
+      days_until_end: 'days from today to the final send date',
+      sends_remaining: 'invoices still to be sent, from the next send date up to and including the final send date',
+      remaining_amount: 'sends remaining x amount per invoice',
+    },
+  },
+  {
+    name: 'product_stock',
+    title: 'Product stock',
+    description: 'stock-tracked products with stock status and stock value',
+    orderBy: 'stock nulls first, product_id',
+    comment:
+      'Products whose stock is tracked, with stock value and status (negative, out of stock, low = fewer than 5 units, in stock).',
+    select: `
+      select p.id as product_id,
+             p.code as product_code,
+             p.name as product_name,
+             p.stock as stock,
+             case
+               when p.stock is null then 'unknown'
+               when p.stock < 0 then 'negative'
+               when p.stock = 0 then 'out of stock'
+               when p.stock < 5 then 'low'
+               else 'in stock'
+             end as stock_status,
+             p.price as price_excl_tax,
+             round(p.stock * p.price, 2) as stock_value_excl_tax
+        from products p
+       where p.deleted_at is null
+         and p.stock_use`,
+    columns: {
+      product_id: 'id of the product',
+      product_code: 'your own product code',
+      product_name: 'name shown on invoices',
+      stock: 'units in stock (can be negative)',
+      stock_status: 'negative, out of stock (0), low (fewer than 5), in stock; unknown when the service sent no number',
+      price_excl_tax: 'unit price excluding tax',
+      stock_value_excl_tax: 'stock x unit price excluding tax, rounded to cents',
+    },
+  },
+  {
+    name: 'low_stock_products',
+    title: 'Low stock',
+    description: 'tracked products with stock below 5 (or negative)',
+    orderBy: 'stock nulls first, product_id',
+    comment:
+      'Stock-tracked products that need attention: negative stock, out of stock, or fewer than 5 units (see product_stock).',
+    select: `
+      select product_id, product_code, product_name, stock, stock_status, price_excl_tax
+        from product_stock
+       where stock_status in ('negative', 'out of stock', 'low')`,
+    columns: {
+      product_id: 'id of the product',
+      product_code: 'your own product code',
+      product_name: 'name shown on invoices',
+      stock: 'units in stock (can be negative)',
+      stock_status: 'negative, out of stock (0) or low (fewer than 5)',
+      price_excl_tax: 'unit price excluding tax',
+    },
+  },
+  {
+    name: 'client_overview',
+    title: 'Client overview',
+    description: 'documents per client, open work and last invoice date',
+    orderBy: 'client_number',
+    comment:
+      'One row per client: documents per client, open work and last invoice date. Open documents = open quotations (see open_quotations) + saved invoices not yet sent + repeating invoices.',
+    select: `
+      with quotation_counts as (
+             select clientnr, count(*) as n from quotations where deleted_at is null group by clientnr
+           ),
+           open_quotation_counts as (
+             select client_number as clientnr, count(*) as n, sum(total_incl_tax) as total from open_quotations group by client_number
+           ),
+           saved_counts as (
+             select clientnr, count(*) as n, sum(totalintax) as total from saved_invoices where deleted_at is null group by clientnr
+           ),
+           repeating_counts as (
+             select clientnr, count(*) as n, sum(totalintax * sends_per_year(frequency)) as yearly
+               from repeating_invoices where deleted_at is null group by clientnr
+           )
+      select c.clientnr as client_number,
+             client_display_name(c.company, c.contact) as client_name,
+             c.city as city,
+             c.active as active,
+             c.lastinvoice as last_invoice_date,
+             current_date - c.lastinvoice as days_since_last_invoice,
+             coalesce(q.n, 0)::integer as quotation_count,
+             coalesce(oq.n, 0)::integer as open_quotation_count,
+             coalesce(oq.total, 0) as open_quotation_total,
+             coalesce(s.n, 0)::integer as saved_invoice_count,
+             coalesce(s.total, 0) as saved_invoice_total,
+             coalesce(r.n, 0)::integer as repeating_invoice_count,
+             round(coalesce(r.yearly, 0) / 12, 2) as monthly_recurring_amount,
+             (coalesce(oq.n, 0) + coalesce(s.n, 0) + coalesce(r.n, 0))::integer as open_document_count
+        from clients c
+        left join quotation_counts q on q.clientnr = c.clientnr
+        left join open_quotation_counts oq on oq.clientnr = c.clientnr
+        left join saved_counts s on s.clientnr = c.clientnr
+        left join repeating_counts r on r.clientnr = c.clientnr
+       where c.deleted_at is null`,
+    columns: {
+      client_number: 'client number',
+      client_name: CLIENT_NAME,
+      city: 'city of the client',
+      active: 'false for clients set to non-active (hidden in the web application)',
+      last_invoice_date: 'date the last invoice to this client was sent',
+      days_since_last_invoice: 'days from the last invoice date to today',
+      quotation_count: 'number of quotations (any state)',
+      open_quotation_count: 'quotations sent and waiting for an answer',
+      open_quotation_total: 'sum of the open quotations, including tax',
+      saved_invoice_count: 'saved invoices not yet sent',
+      saved_invoice_total: 'sum of the saved invoices, including tax',
+      repeating_invoice_count: 'repeating invoices',
+      monthly_recurring_amount: 'monthly amount of the repeating invoices (see recurring_revenue)',
+      open_document_count: 'open quotations + saved invoices + repeating invoices',
+    },
+  },
+  {
+    name: 'inactive_clients_with_open_documents',
+    title: 'Inactive clients with open documents',
+    description: 'non-active clients that still have open documents',
+    orderBy: 'open_document_count desc, client_number',
+    comment:
+      'Clients set to non-active that still have open documents (open quotations, saved invoices or repeating invoices): work that may be forgotten.',
+    select: `
+      select client_number, client_name, city, last_invoice_date,
+             open_quotation_count, saved_invoice_count, repeating_invoice_count, open_document_count
+        from client_overview
+       where active = false
+         and open_document_count > 0`,
+    columns: {
+      client_number: 'client number',
+      client_name: CLIENT_NAME,
+      city: 'city of the client',
+      last_invoice_date: 'date the last invoice to this client was sent',
+      open_quotation_count: 'quotations sent and waiting for an answer',
+      saved_invoice_count: 'saved invoices not yet sent',
+      repeating_invoice_count: 'repeating invoices',
+      open_document_count: 'open quotations + saved invoices + repeating invoices',
+    },
+  },
+  {
+    name: 'recent_changes',
+    title: 'Recent changes',
+    description: 'changes of the last 30 days per day and table (history)',
+    orderBy: 'day desc, entity',
+    comment:
+      'History: the changes the mirror detected in the last 30 days (and today), counted per day and table, deleted records included. For older history or details, query changes.',
+    select: `
+      select detected_at::date as day,
+             entity,
+             count(*) filter (where op = 'insert')::integer as inserted,
+             count(*) filter (where op = 'update')::integer as updated,
+             count(*) filter (where op = 'delete')::integer as deleted,
+             count(*) filter (where op = 'restore')::integer as restored,
+             count(*)::integer as total_changes
+        from changes
+       where detected_at >= current_date - 30
+       group by detected_at::date, entity`,
+    columns: {
+      day: 'day the changes were detected (time zone of the database session)',
+      entity: 'table the changed records live in, e.g. clients',
+      inserted: 'records that appeared',
+      updated: 'records that changed',
+      deleted: 'records that disappeared from the service',
+      restored: 'records that came back after being deleted',
+      total_changes: 'all changes of the day for this table',
+    },
+  },
+];
+
+/** The report of that name (`open-quotations` finds `open_quotations`), or undefined. */
+export function findReport(name: string): Report | undefined {
+  const wanted = name.trim().toLowerCase().replace(/-/g, '_');
+  return REPORTS.find((report) => report.name === wanted);
+}

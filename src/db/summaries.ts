@@ -1,0 +1,29 @@
+/**
+ * What `status`, `/healthz` and `/metrics` read from the bookkeeping tables besides the runs
+ * (runs.ts): the queue by status and the held deletes. Apart from the job kinds and the sync
+ * engine so that commands that only read load neither.
+ */
+import { sql, type Kysely } from 'kysely';
+import type { Database, JobStatus } from './schema.js';
+
+/** Jobs per status (statuses without jobs left out). */
+export async function countJobsByStatus(db: Kysely<Database>): Promise<Partial<Record<JobStatus, number>>> {
+  const rows = await db
+    .selectFrom('jobs')
+    .select(['status', sql<number>`count(*)::int`.as('n')])
+    .groupBy('status')
+    .orderBy('status')
+    .execute();
+  return Object.fromEntries(rows.map((row) => [row.status, Number(row.n)]));
+}
+
+/** Held deletes per entity, for `status` and health. */
+export async function heldDeletes(db: Kysely<Database>): Promise<{ entity: string; held: number; since: Date }[]> {
+  const rows = await db
+    .selectFrom('held_deletes')
+    .select(['entity', sql<number>`count(*)::int`.as('held'), sql<Date>`min(held_at)`.as('since')])
+    .groupBy('entity')
+    .orderBy('entity')
+    .execute();
+  return rows.map((r) => ({ entity: r.entity, held: Number(r.held), since: new Date(r.since) }));
+}
