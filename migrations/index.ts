@@ -11,6 +11,7 @@ import * as writePath from './0006_write_path.js';
 import * as deletedIndex from './0007_deleted_index.js';
 import * as dataSafety from './0008_data_safety.js';
 import * as interruptedRuns from './0009_interrupted_runs.js';
+import * as invoices from './0010_invoices.js';
 
 export interface Migration {
   name: string;
@@ -26,4 +27,5 @@ export const migrations: Migration[] = [
   { name: '0007_deleted_index', up: deletedIndex.up },
   { name: '0008_data_safety', up: dataSafety.up },
   { name: '0009_interrupted_runs', up: interruptedRuns.up },
+  { name: '0010_invoices', up: invoices.up },
 ];

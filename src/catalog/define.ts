@@ -51,6 +51,8 @@ export const field = {
   /** An enumeration, stored upper-case. */
   upper: scalar(w.upper, 'text'),
   approval: scalar(w.approval, 'jsonb'),
+  /** A nested map kept as the service sent it. */
+  json: scalar(w.json, 'jsonb'),
   reference: (docs: readonly [string, string, string]): ReferenceField => ({ wire: w.reference, reference: docs }),
   lines: (): LinesField => ({ wire: w.lines, lines: true }),
 };

@@ -9,6 +9,7 @@
 import type { ColumnType } from 'kysely';
 import { clients } from './clients.js';
 import { countries } from './countries.js';
+import { invoices } from './invoices.js';
 import { columnsOf, type Column, type EntityColumns } from './define.js';
 import { products } from './products.js';
 import { quotations } from './quotations.js';
@@ -21,7 +22,7 @@ export { REPORTS, REPORT_FUNCTIONS, findReport, type Report } from './reports.js
 export { MAX_DECIMAL, MAX_INTEGER, MIN_INTEGER, type Approval, type DocumentLine, type Reference } from './wire.js';
 
 /** Every entity, in pull order: what documents refer to (countries, clients, products) comes first. */
-export const ENTITIES = [countries, clients, products, quotations, savedInvoices, repeatingInvoices] as const;
+export const ENTITIES = [countries, clients, products, quotations, savedInvoices, repeatingInvoices, invoices] as const;
 
 type AnyEntity = (typeof ENTITIES)[number];
 /** The name of a mirrored entity: its table, its list, its name on the command line. */

@@ -297,6 +297,11 @@ export function toApproval(value: unknown): Approval | null {
   }
 }
 
+/** A nested map kept as it came (`taxes`, `history`: an object, or `[]` when empty); missing → null. */
+export function toJson(value: unknown): unknown {
+  return value === undefined ? null : value;
+}
+
 // The zod schemas every entity schema is built from.
 export const w = {
   key: wireField(toKey),
@@ -312,4 +317,5 @@ export const w = {
   lines: wireField(toLines),
   stock: wireField(toStock),
   approval: wireField(toApproval),
+  json: wireField(toJson),
 };

@@ -68,6 +68,8 @@ export interface EntityPullsTable {
   entity: string;
   last_complete_at: ColumnType<Date | null, Date | string | null, Date | string | null>;
   last_complete_run_id: number | null;
+  /** Incremental entities: the sent date the next incremental pull lists from (`since`). */
+  since_cursor: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 /** A value stored other than as the service sent it (see migrations/0008_data_safety.ts). */

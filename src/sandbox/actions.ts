@@ -8,7 +8,7 @@ import { bad, HttpError, readBool, readInt, readString, type Rec } from './wire.
 export interface Reply {
   status: number;
   body: string | Buffer;
-  type: 'json' | 'text' | 'html';
+  type: 'json' | 'text' | 'html' | 'pdf';
 }
 
 export const text = (status: number, body: string): Reply => ({ status, body, type: 'text' });

@@ -8,6 +8,7 @@ export interface SandboxFlags {
   port?: string;
   host?: string;
   records?: string;
+  sentInvoices?: string;
   seed?: string;
   latency?: string;
   failureRate?: string;
@@ -44,6 +45,7 @@ export function sandboxOptionsFromFlags(flags: SandboxFlags): SandboxOptions {
     port: integer('port', flags.port, 0, 65535) ?? 4010,
     host: host ?? '127.0.0.1',
     records: integer('records', flags.records, 0, 10_000_000) ?? 500,
+    sentInvoices: integer('sent-invoices', flags.sentInvoices, 0, 10_000_000),
     seed: integer('seed', flags.seed, 0, 2 ** 32 - 1) ?? 1,
     latencyMs: decimal('latency', flags.latency, 0, 600_000),
     failureRate: decimal('failure-rate', flags.failureRate, 0, 1),
@@ -67,6 +69,7 @@ export function registerSandboxCommand(program: Command): Command {
     .option('--port <port>', 'port to listen on (0 = any free port)', '4010')
     .option('--host <host>', 'address to listen on', '127.0.0.1')
     .option('--records <n>', 'generated records, split over the five record kinds', '500')
+    .option('--sent-invoices <n>', 'invoices already sent at the start (default: as many as saved invoices, at most 500)')
     .option('--seed <s>', 'seed of the generated data', '1')
     .option('--latency <ms>', 'latency added to every response')
     .option('--failure-rate <r>', 'chance (0..1) that a call fails (500, dropped, hung, malformed)')

@@ -3,12 +3,13 @@
  * the same seed and options always give the same account, and inserting later records does not
  * reshuffle earlier ones. Awkward values are mixed in on purpose.
  */
+import { registerPayment, sentInvoice } from './invoices.js';
 import { addDays, addMonths, dayMs } from './clock.js';
 import { countryIdOf } from './countries.js';
 import { recompute, priceInTax } from './derive.js';
 import { CLIENT_DETAILS, ENTITIES, FREQUENCIES, type SandboxEntity } from './fields.js';
 import { chance, int, mixSeed, mulberry32, pick, type Rng } from './prng.js';
-import { linesToWire, money, type Rec, type WireLine } from './wire.js';
+import { linesToWire, money, round, type Rec, type WireLine } from './wire.js';
 
 const FIRST = [
   'Anna',
@@ -466,18 +467,32 @@ export function generateRecord(entity: SandboxEntity, id: number, ctx: GenContex
   }
 }
 
-/** An invoice as it exists after sending (area `invoices` of search), made from a saved invoice. */
-export function sentInvoiceFrom(saved: Rec, id: number, invoicenr: string, date: string): Rec {
-  const { totaldiscount: _td, name: _name, profile_name: _pn, timestamp: _ts, ...rest } = saved;
-  return { id: String(id), invoicenr, date, ...rest, id_saved: saved.id, sent: 'true' };
-}
-
-/** Older invoices already sent before the sandbox started, so `search/invoices` has history. */
+/**
+ * Invoices sent before the sandbox started, so that lists and search have history: most older
+ * ones paid (on time or late), some partly paid, a few uncollectible, the newest still open; the
+ * legacy ones (as old accounts hold them) with no sent or due date.
+ */
 export function generateSentInvoice(seed: number, id: number, ctx: GenContext): Rec {
   const saved = generateSavedInvoice(seed ^ 0x5eed, id, ctx);
   const rng = rngFor(seed, 'invoices', id);
+  const legacy = id % 41 === 7;
   const day = date(rng, ctx.today, -700, -1);
-  const inv = sentInvoiceFrom(saved, id, `${day.slice(0, 4)}-${String(id).padStart(5, '0')}`, day);
-  inv.id_saved = '0';
-  return inv;
+  const invoicenr = legacy
+    ? `${day.slice(0, 4)}-${String(id).padStart(2, '0')}`
+    : `F${day.slice(0, 4)}${String(id).padStart(5, '0')}`;
+  const client = ctx.clients.find((c) => c.clientnr === saved.clientnr);
+  const invoice = sentInvoice({ ...saved, alreadypaid: '0' }, id, invoicenr, day, client);
+  const total = Number(invoice.totalintax) || 0;
+  const due = String(invoice.duedate);
+  const roll = rng();
+  if (due < ctx.today && total > 0) {
+    // Paid between ten days early and forty days late, never after today.
+    const paid = [addDays(due, int(rng, -10, 40)), ctx.today].sort()[0]!;
+    if (roll < 0.7) registerPayment(invoice, { amount: 'full', date: paid, method: 'bank' }, ctx.today);
+    else if (roll < 0.8)
+      registerPayment(invoice, { amount: round(total / 2, 2), date: paid, method: 'bank' }, ctx.today);
+    else if (roll < 0.83 && addDays(due, 60) < ctx.today) invoice.uncollectible = addDays(due, 60);
+  }
+  if (legacy) Object.assign(invoice, { sent: '', duedate: '', profile: '0', discounttype: '', history: [] });
+  return invoice;
 }

@@ -20,6 +20,8 @@ export { ENTITIES } from './fields.js';
 export interface SandboxOptions {
   records?: number;
   perEntity?: Partial<Record<SandboxEntity, number>>;
+  /** Invoices already sent when the sandbox starts (default: as many as saved invoices, at most 500). */
+  sentInvoices?: number;
   seed?: number;
   host?: string;
   port?: number;
@@ -107,7 +109,15 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   });
   let account: Account | undefined;
   const clock = createClock(options.now ?? '2026-11-01', () => account?.onClock());
-  account = new Account({ seed, records, perEntity: options.perEntity, today: () => clock.today() });
+  if (options.sentInvoices !== undefined && !(Number.isInteger(options.sentInvoices) && options.sentInvoices >= 0))
+    throw new Error('sentInvoices: must be a non-negative integer');
+  account = new Account({
+    seed,
+    records,
+    perEntity: options.perEntity,
+    sentInvoices: options.sentInvoices,
+    today: () => clock.today(),
+  });
   const faults = new Faults(seed);
   const calls: CallRecord[] = [];
   const user = options.user ?? 'sandbox';

@@ -3,6 +3,14 @@ import * as act from './actions.js';
 import { json, text, type Reply } from './actions.js';
 import { COUNTRY_LANGS, countryListJson, type CountryLang } from './countries.js';
 import { FIELDS, type SandboxEntity } from './fields.js';
+import {
+  INVOICE_FIELDS,
+  invoicePdf,
+  matchesQuery,
+  readInvoiceQuery,
+  registerPayment,
+  sendReminder,
+} from './invoices.js';
 import type { Account } from './store.js';
 import type { Table } from './table.js';
 import { bad, HttpError, type Rec } from './wire.js';
@@ -55,6 +63,8 @@ const NUMERIC_FIELDS = new Set([
   'discount',
   'stock',
   'taxes',
+  'tax',
+  'open',
 ]);
 
 const methodNotAllowed = (): HttpError => new HttpError(405, 'Method not allowed');
@@ -119,6 +129,8 @@ export async function route(ctx: RouteContext, req: ApiRequest): Promise<Reply> 
   if (rest.length >= 2 && m === 'GET' && SEARCH_AREAS[head])
     return search(ctx, head, rest[0]!, rest.slice(1).join('/'), req.query);
 
+  if (SENT_INVOICE_PATHS.has(head)) return sentInvoices(ctx, head, rest, req);
+
   const resource = RESOURCES[head];
   if (!resource || rest.length > 1) throw new HttpError(404, 'Not found');
   const { entity, wrap } = resource;
@@ -174,6 +186,62 @@ export async function route(ctx: RouteContext, req: ApiRequest): Promise<Reply> 
   throw methodNotAllowed();
 }
 
+const SENT_INVOICE_PATHS = new Set(['invoices', 'invoices_payment', 'invoices_reminder', 'invoices_pdf']);
+
+/**
+ * Sent invoices: `GET /invoices` (filters `filter`, `since`, `until`, `client`, paged), `GET` and
+ * `DELETE /invoices/{id or invoicenr}`, `POST /invoices_payment/{id or invoicenr}`,
+ * `POST /invoices_reminder` and `GET /invoices_pdf/{id or invoicenr}`.
+ */
+function sentInvoices(ctx: RouteContext, head: string, rest: string[], req: ApiRequest): Reply {
+  const { account } = ctx;
+  const table = account.invoices;
+  const today = account.today();
+  if (rest.length > 1) throw new HttpError(404, 'Not found');
+  const find = (idOrNumber: string | undefined): number => {
+    const id = idOrNumber === undefined ? undefined : account.findInvoice(idOrNumber);
+    if (id === undefined) throw new HttpError(404, `invoice ${idOrNumber ?? ''} not found`);
+    return id;
+  };
+  if (head === 'invoices_reminder') {
+    if (req.method !== 'POST') throw methodNotAllowed();
+    const body = (req.body ?? {}) as Rec;
+    const id = find(body.invoicenr === undefined ? undefined : String(body.invoicenr));
+    sendReminder(table.get(id)!, today);
+    table.touch(id);
+    return text(200, 'OK');
+  }
+  if (head === 'invoices_payment') {
+    if (req.method !== 'POST') throw methodNotAllowed();
+    const id = find(rest[0]);
+    const body = req.body;
+    if (typeof body !== 'object' || body === null || Array.isArray(body)) throw bad('expected a payment object');
+    registerPayment(table.get(id)!, body as Rec, today);
+    table.touch(id);
+    return text(201, 'OK');
+  }
+  if (head === 'invoices_pdf') {
+    if (req.method !== 'GET') throw methodNotAllowed();
+    return { status: 200, body: invoicePdf(table.get(find(rest[0]))!), type: 'pdf' };
+  }
+  if (rest.length === 0) {
+    if (req.method !== 'GET') throw methodNotAllowed();
+    const query = readInvoiceQuery(req.query);
+    if (Object.keys(query).length === 0) return list(ctx, head, table, req.query);
+    const hits = table.idList().filter((id) => matchesQuery(table.get(id)!, query, today));
+    const { start, count } = paging(ctx, head, req.query);
+    return json(table.join(count < 0 ? hits.slice(start) : hits.slice(start, start + count)));
+  }
+  const id = find(rest[0]);
+  if (req.method === 'GET')
+    return json(Buffer.concat([Buffer.from('{"invoice":'), table.bytes(id)!, Buffer.from('}')]));
+  if (req.method === 'DELETE') {
+    table.remove(id);
+    return text(200, 'OK');
+  }
+  throw methodNotAllowed();
+}
+
 async function sendSaved(ctx: RouteContext, body: unknown): Promise<Reply> {
   const { ids, deleteAfter } = act.readSendBody(ctx.account, body);
   // Sent one after the other, each taking its time; one deleted meanwhile is skipped. A caller that
@@ -196,8 +264,7 @@ function search(ctx: RouteContext, areaName: string, field: string, query: strin
   const area = SEARCH_AREAS[areaName.toLowerCase()];
   if (!area) throw bad(`Unknown search area "${areaName}" (${Object.keys(SEARCH_AREAS).join(', ')})`);
   const table = area === 'invoices' ? ctx.account.invoices : ctx.account.tables[area];
-  const known = new Set(Object.keys(area === 'invoices' ? FIELDS.saved_invoices : FIELDS[area]));
-  if (area === 'invoices') for (const f of ['invoicenr', 'date']) known.add(f);
+  const known = new Set(area === 'invoices' ? INVOICE_FIELDS : Object.keys(FIELDS[area]));
   const f = field.toLowerCase();
   if (f !== 'all' && !known.has(f)) throw bad(`Unknown field "${field}" for area ${areaName}`);
   if (NUMERIC_FIELDS.has(f) && /^-?\d+,\d+$/.test(query)) throw bad('Use a dot as decimal separator');

@@ -279,6 +279,7 @@ const CONTENT_TYPES: Record<Reply['type'], string> = {
   json: 'application/json; charset=utf-8',
   text: 'text/plain; charset=utf-8',
   html: 'text/html; charset=utf-8',
+  pdf: 'application/pdf',
 };
 
 /** An error page as a proxy or the service's web front would answer it: HTML, not the API's text. */

@@ -4,14 +4,8 @@
  */
 import { ACCOUNT_TAX_RATES, applyFields, CLIENT_DETAILS, ENTITIES, keyOf, type SandboxEntity } from './fields.js';
 import { recompute, priceInTax } from './derive.js';
-import {
-  generateRecord,
-  generateSentInvoice,
-  sentInvoiceFrom,
-  splitCounts,
-  stepFrequency,
-  type GenContext,
-} from './generate.js';
+import { generateRecord, generateSentInvoice, splitCounts, stepFrequency, type GenContext } from './generate.js';
+import { sentInvoice } from './invoices.js';
 import { chance, int, mixSeed, mulberry32, pick, type Rng } from './prng.js';
 import { Table } from './table.js';
 import { bad, decimalsOf, readNumber, type Rec } from './wire.js';
@@ -28,9 +22,15 @@ export interface SandboxStore {
   setWire(entity: SandboxEntity, id: number, fields: Record<string, unknown>): void;
   delete(entity: SandboxEntity, id: number): void;
   restore(entity: SandboxEntity, id: number): void;
+  /** The sent invoices (`GET /invoices`), in id order. */
   sentInvoices(): Record<string, unknown>[];
   /** The saved invoices sent so far, in order (one sent twice is listed twice). */
   sentSavedIds(): number[];
+  /** Which sent invoice each send made, in order. */
+  sendLog(): readonly { savedId: number; invoiceId: number }[];
+  /** Sets fields of a sent invoice exactly as given (a payment or a reminder made in the web application, say). */
+  setInvoiceWire(id: number, fields: Record<string, unknown>): void;
+  deleteInvoice(id: number): void;
   /** Extra: `count` random changes (update, delete, insert, restore), deterministic per seed; returns what changed. */
   churn(count: number): ChurnChange[];
 }
@@ -45,6 +45,8 @@ export interface AccountOptions {
   seed: number;
   records: number;
   perEntity?: Partial<Record<SandboxEntity, number>>;
+  /** Invoices sent before the start (default: as many as saved invoices, at most 500). */
+  sentInvoices?: number;
   today: () => string;
 }
 
@@ -67,9 +69,10 @@ export class Account {
     ctx.clients = this.tables.clients.records();
     for (const entity of ENTITIES.slice(1))
       for (let id = 1; id <= counts[entity]; id++) this.tables[entity].put(id, generateRecord(entity, id, ctx));
-    const history = Math.min(counts.saved_invoices, 500);
+    const history = options.sentInvoices ?? Math.min(counts.saved_invoices, 500);
     for (let id = 1; id <= history; id++) this.invoices.put(id, generateSentInvoice(options.seed, id, ctx));
     for (const entity of ENTITIES) this.tables[entity].warm();
+    this.invoices.warm();
   }
 
   get seed(): number {
@@ -107,22 +110,37 @@ export class Account {
     return undefined;
   }
 
+  /** Sent invoices are addressed by id or by invoice number (which may hold '/'); the id is tried first. */
+  findInvoice(idOrNumber: string): number | undefined {
+    if (/^\d+$/.test(idOrNumber) && this.invoices.has(Number(idOrNumber))) return Number(idOrNumber);
+    for (const r of this.invoices.records()) if (r.invoicenr === idOrNumber) return Number(r.id);
+    return undefined;
+  }
+
+  /** The next invoice number, as the service numbers them: `F` + year + a running number. */
+  private nextInvoice(day: string): { id: number; invoicenr: string } {
+    const id = this.invoices.nextId();
+    return { id, invoicenr: `F${day.slice(0, 4)}${String(id).padStart(5, '0')}` };
+  }
+
   /**
    * Every saved invoice the service sent, in order, with the sent invoice it became: a test can
    * see exactly what went out (a saved invoice sent twice is in it twice).
    */
   readonly sendLog: { savedId: number; invoiceId: number; at: string }[] = [];
+  /** Every invoice a repeating invoice produced (the service's own record of this is not known). */
+  readonly repeatLog: { repeatingId: number; invoiceId: number }[] = [];
 
   /** Turn a saved invoice into a sent invoice (and drop the saved one when asked). */
   sendSaved(id: number, deleteAfter: boolean): Rec | undefined {
     const saved = this.tables.saved_invoices.get(id);
     if (!saved) return undefined;
     const today = this.today();
-    const invId = this.invoices.nextId();
-    const invoice = sentInvoiceFrom(saved, invId, `${today.slice(0, 4)}-${String(invId).padStart(5, '0')}`, today);
+    const { id: invId, invoicenr } = this.nextInvoice(today);
+    const client = this.client(saved.clientnr);
+    const invoice = sentInvoice(saved, invId, invoicenr, today, client);
     this.invoices.put(invId, invoice);
     this.sendLog.push({ savedId: id, invoiceId: invId, at: new Date().toISOString() });
-    const client = this.client(saved.clientnr);
     if (client) {
       client.lastinvoice = today;
       this.tables.clients.touch(Number(client.clientnr));
@@ -147,24 +165,9 @@ export class Account {
       let moved = false;
       while (next && next <= today && (!final || next <= final)) {
         if (String(rec.repeattype).toLowerCase() === 'auto') {
-          const invId = this.invoices.nextId();
-          const {
-            datesaved: _a,
-            initialdate: _b,
-            nextsenddate: _c,
-            finalsenddate: _d,
-            frequency: _e,
-            repeattype: _f,
-            ...rest
-          } = rec;
-          this.invoices.put(invId, {
-            ...rest,
-            id: String(invId),
-            invoicenr: `${next.slice(0, 4)}-${String(invId).padStart(5, '0')}`,
-            date: next,
-            id_repeated: rec.id,
-            sent: 'true',
-          });
+          const { id: invId, invoicenr } = this.nextInvoice(next);
+          this.invoices.put(invId, sentInvoice(rec, invId, invoicenr, next, this.client(rec.clientnr)));
+          this.repeatLog.push({ repeatingId: Number(rec.id), invoiceId: invId });
         }
         next = stepFrequency(next, String(rec.frequency));
         moved = true;
@@ -319,6 +322,16 @@ export function storeFacade(account: Account): SandboxStore {
     },
     sentInvoices: () => JSON.parse(account.invoices.page(0, -1).toString('utf8')) as Rec[],
     sentSavedIds: () => account.sendLog.map((entry) => entry.savedId),
+    sendLog: () => account.sendLog.map(({ savedId, invoiceId }) => ({ savedId, invoiceId })),
+    setInvoiceWire(id, fields) {
+      const rec = account.invoices.get(id);
+      if (!rec) throw new Error(`invoice ${id} does not exist`);
+      Object.assign(rec, fields);
+      account.invoices.touch(id);
+    },
+    deleteInvoice(id) {
+      if (!account.invoices.remove(id)) throw new Error(`invoice ${id} does not exist`);
+    },
     churn: (count) => account.churn(count),
   };
 }

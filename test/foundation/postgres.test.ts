@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
 import { jsonb } from '../../src/db/index.js';
 import { useTestDatabase } from '../support/test-database.js';
+import { ENTITY_NAMES } from '../../src/catalog/index.js';
 
 const database = useTestDatabase();
 
@@ -62,14 +63,7 @@ describe('postgres through postgres.js', () => {
       select tablename, indexdef from pg_indexes where schemaname = current_schema() and indexname = tablename || '_deleted_at' order by tablename`.execute(
       db,
     );
-    expect(indexes.map((i) => i.tablename)).toEqual([
-      'clients',
-      'countries',
-      'products',
-      'quotations',
-      'repeating_invoices',
-      'saved_invoices',
-    ]);
+    expect(indexes.map((i) => i.tablename)).toEqual([...ENTITY_NAMES].sort());
     for (const index of indexes) expect(index.indexdef).toMatch(/\(deleted_at\) WHERE \(deleted_at IS NOT NULL\)$/);
     const plan = await db.transaction().execute(async (trx) => {
       await sql`set local enable_seqscan = off`.execute(trx);

@@ -10,6 +10,7 @@ import postgres from 'postgres';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPORTS, type Report } from '../../src/catalog/index.js';
+import { migrations } from '../../migrations/index.js';
 import { migrate, openDatabase, type DatabaseHandle } from '../../src/db/index.js';
 import { REPEATABLES, reportViewsOf } from '../../src/db/repeatable.js';
 import { schemaShape } from '../support/schema-shape.js';
@@ -47,7 +48,11 @@ afterAll(async () => {
 
 describe('upgrading a schema the previous release built', () => {
   it('applies only what is new, and ends equal to a fresh schema, keeping records and the user’s views', async () => {
-    expect(await migrate(upgradedDb.db, upgraded)).toEqual(REPEATABLES.map((r) => r.name));
+    const sinceRelease = migrations.slice(migrations.findIndex((m) => m.name === '0009_interrupted_runs') + 1);
+    expect(await migrate(upgradedDb.db, upgraded)).toEqual([
+      ...sinceRelease.map((m) => m.name),
+      ...REPEATABLES.map((r) => r.name),
+    ]);
     await migrate(freshDb.db, fresh);
     expect(await schemaShape(upgradedDb.db, upgraded, ['my_clients'])).toEqual(await schemaShape(freshDb.db, fresh));
     const { rows } = await sql<{ company: string }>`select company from clients where clientnr = 7`.execute(

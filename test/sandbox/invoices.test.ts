@@ -27,14 +27,14 @@ describe('saved invoices', () => {
     expect(r.status).toBe(200);
     expect(took).toBeGreaterThanOrEqual(115);
     expect(sb.store.get('saved_invoices', Number(a!.id))).toBeDefined(); // delete: false keeps it
-    const sentList = sb.store.sentInvoices();
-    const mine = sentList.filter((i) => i.id_saved === a!.id || i.id_saved === b!.id);
+    const made = sb.store.sendLog().filter((e) => e.savedId === Number(a!.id) || e.savedId === Number(b!.id));
+    const mine = sb.store.sentInvoices().filter((i) => made.some((e) => String(e.invoiceId) === i.id));
     expect(mine).toHaveLength(2);
     expect(mine[0]).toMatchObject({
       totalintax: a!.totalintax,
       clientnr: a!.clientnr,
-      date: '2026-11-01',
-      sent: 'true',
+      sent: '2026-11-01',
+      open: a!.alreadypaid === '0' ? a!.totalintax : expect.any(String),
     });
     expect(sb.store.get('clients', Number(a!.clientnr))!.lastinvoice).toBe('2026-11-01');
     const r2 = await post(sb, '/saved_invoices/', { action: 'send', delete: true, id: [c!.id] });
@@ -94,7 +94,8 @@ describe('saved invoices', () => {
     const sb = await sandbox();
     const s = sb.store.list('saved_invoices').find((x) => x.clientnr !== '0' && x.totalintax !== '0')!;
     await post(sb, '/invoices_saved', { action: 'send', delete: true, id: [s.id] });
-    const inv = sb.store.sentInvoices().find((i) => i.id_saved === s.id)!;
+    const made = sb.store.sendLog().find((e) => e.savedId === Number(s.id))!;
+    const inv = sb.store.sentInvoices().find((i) => i.id === String(made.invoiceId))!;
     const hits = (await get(sb, `/search/invoices/invoicenr/${encodeURIComponent(String(inv.invoicenr))}`)).json();
     expect(hits.map((h: any) => h.id)).toEqual([inv.id]);
     const byTotal = (await get(sb, `/search/invoices/totalintax/${s.totalintax}`)).json();

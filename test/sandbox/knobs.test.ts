@@ -302,8 +302,8 @@ describe('store API and data generator', () => {
     expect(sent.length).toBeGreaterThan(0);
     expect(sent[0]).toMatchObject({
       invoicenr: expect.any(String),
-      date: expect.stringMatching(/^\d{4}-\d{2}-\d{2}$/),
-      sent: 'true',
+      sent: expect.stringMatching(/^\d{4}-\d{2}-\d{2}$/),
+      open: expect.stringMatching(/^-?\d+(\.\d+)?$/),
     });
   });
 });

@@ -6,6 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { CLI_PATH, runCli } from '../support/cli.js';
 import { useSandbox } from '../support/sandbox.js';
 import { useTestDatabase, embeddedDbParent, lastSyncRun } from '../support/test-database.js';
+import { ENTITY_NAMES } from '../../src/catalog/index.js';
 
 const database = useTestDatabase();
 const env = useSandbox({
@@ -20,12 +21,12 @@ const apiEnv = () => ({ INVOICING_API_URL: env.sandbox.url, PAGE_SIZE: '20' });
 
 describe('backfill and sync commands', () => {
   it('backfill rejects an unknown entity with exit code 2', async () => {
-    const result = await runCli(['backfill', '--only', 'clients,invoices'], {
+    const result = await runCli(['backfill', '--only', 'clients,payments'], {
       env: { ...database.current.env, ...apiEnv() },
     });
     expect(result.code).toBe(2);
     expect(result.stderr.trim()).toBe(
-      "invoice-mirror: --only: unknown entity 'invoices' (known: countries, clients, products, quotations, saved_invoices, repeating_invoices)",
+      "invoice-mirror: --only: unknown entity 'payments' (known: countries, clients, products, quotations, saved_invoices, repeating_invoices, invoices)",
     );
   });
 
@@ -103,7 +104,9 @@ describe('backfill and sync commands', () => {
     env.sandbox.knobs.latencyMs = 0;
     expect(stderr).toBe('invoice-mirror: SIGINT: stopping after the page being written (again to exit at once)\n');
     expect(stdout).toMatch(
-      /run \d+: interrupted, \d+ requests \(interrupted \(SIGINT\): stopped after the page being written; running the command again resumes safely; \d of 6 entities were pulled completely \([^)]*\)\)\n$/,
+      new RegExp(
+        `run \\d+: interrupted, \\d+ requests \\(interrupted \\(SIGINT\\): stopped after the page being written; running the command again resumes safely; \\d of ${ENTITY_NAMES.length} entities were pulled completely \\([^)]*\\)\\)\n$`,
+      ),
     );
     const last = await lastSyncRun(db);
     expect(last.status).toBe('interrupted');
@@ -137,7 +140,7 @@ describe('backfill and sync commands', () => {
         runCli(['jobs', 'run'], { env: cliEnv }),
       ]);
       expect(sync.code).toBe(0);
-      expect(jobs.code).toBe(0);
+      expect(jobs.code, jobs.stderr + jobs.stdout).toBe(0);
       expect(env.sandbox.calls.filter((c) => c.method === 'PUT')).toHaveLength(5);
       expect(env.sandbox.calls.filter((c) => c.method === 'GET').length).toBeGreaterThan(60);
       expect(env.sandbox.maxConcurrency()).toBe(1);

@@ -1,0 +1,64 @@
+/**
+ * Sent invoices (`GET /invoices`; service-notes.md, "Sent invoices, payments, reminders, PDFs"):
+ * changed after sending only by payments, reminders and the service itself. Lines in
+ * `document_lines`. `id` and `invoicenr` are different things; single reads accept either.
+ */
+import { defineEntity, field } from './define.js';
+
+export const invoices = defineEntity({
+  name: 'invoices',
+  label: 'invoice',
+  endpoint: '/invoices',
+  key: 'id',
+  singleRead: true,
+  documentType: 'invoice',
+  fields: {
+    id: field.key('invoice id (not the invoice number)'),
+    invoicenr_full: field.text('invoice number as printed, with any prefix'),
+    invoicenr: field.text('invoice number (unique; may contain `/`)'),
+    reference: field.reference([
+      'first reference line printed on the invoice',
+      'second reference line',
+      'third reference line',
+    ]),
+    lines: field.lines(),
+    profile: field.int('id of the layout profile used (0: none, on old records)'),
+    category: field.int('category id'),
+    discounttype: field.lower('`amount` or `percentage` (empty on old records)'),
+    discount: field.num('discount amount, or percentage when `discounttype` is `percentage`'),
+    paymentcondition: field.text('payment condition text (may hold placeholders such as `%PAYMENT_PERIOD%`)'),
+    paymentperiod: field.int('term of payment in days'),
+    collection: field.bool('paid by direct debit (collected from the client)'),
+    tax: field.num('total tax'),
+    totalintax: field.num('invoice total including tax'),
+    clientnr: field.int('client number (0: none, on old records)'),
+    company: field.text("client's company name, as on the invoice"),
+    contact: field.text("client's contact name, as on the invoice"),
+    address: field.text("client's address, as on the invoice"),
+    zipcode: field.text("client's postal code, as on the invoice"),
+    city: field.text("client's city, as on the invoice"),
+    country: field.country("client's country id, as on the invoice"),
+    phone: field.text("client's phone number"),
+    mobile: field.text("client's mobile number"),
+    email: field.text("client's e-mail address"),
+    taxnumber: field.text("client's VAT number"),
+    invoicenote: field.text('note printed on the invoice'),
+    sent: field.date('date the invoice was sent; empty on some old records'),
+    // Only ever seen empty: kept as sent, so a date, a flag or a word all survive. [unknown]
+    uncollectible: field.text(
+      'set (as the service sends it: a date or a flag) when marked uncollectible; empty otherwise',
+    ),
+    lastreminder: field.date('date the last payment reminder was sent'),
+    open: field.num('amount still to be paid (0 when paid; negative when paid too much)'),
+    paiddate: field.date('date the invoice was paid in full'),
+    taxes: field.json('tax per rate: `{"tax1": {"rate", "sum", "sum_of"}, …}` (`[]` when none)'),
+    tax_type: field.lower('`intax`: prices include tax; `extax`: prices exclude tax'),
+    language: field.text('language of the invoice, e.g. `nl`'),
+    tax_shifted: field.bool('tax shifted to the receiver (reverse charge)'),
+    payment_url: field.text('where the client can pay online'),
+    duedate: field.date('date payment is due (sent date plus the term of payment)'),
+    history: field.json(
+      'what happened to the invoice: `{"item1": {"date", "time", "description"}, …}` (`[]` when none)',
+    ),
+  },
+});
