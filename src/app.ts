@@ -108,5 +108,6 @@ export function syncDeps(
     logger,
     writeConcurrency: Math.max(1, Math.min(2, app.config.dbPoolSize - minimumPoolSize(work))),
     deletes: { ...deletes, allow },
+    reconcileAfterHours: app.config.reconcileIntervalHours,
   };
 }

@@ -146,6 +146,7 @@ export const settingsSchema = z.object({
   DELETE_GUARD_PERCENT: integer('DELETE_GUARD_PERCENT', 0, 100, 10),
   DELETE_GUARD_ROWS: integer('DELETE_GUARD_ROWS', 0, 1_000_000_000, 5),
   ALLOW_DELETES: entityList,
+  RECONCILE_INTERVAL_HOURS: integer('RECONCILE_INTERVAL_HOURS', 1, 24 * 366, 24),
 });
 
 export interface Config {
@@ -175,6 +176,8 @@ export interface Config {
   shutdownTimeoutMs: number;
   /** The delete safeguard (see src/sync/safeguard.ts). */
   deletes: DeletePolicy;
+  /** Hours after which a sync pulls an incremental entity (invoices) in full again. */
+  reconcileIntervalHours: number;
 }
 
 /**
@@ -239,6 +242,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     jobs: { pollIntervalMs: s.JOB_POLL_INTERVAL_MS, maxAttempts: s.JOB_MAX_ATTEMPTS },
     shutdownTimeoutMs: s.SHUTDOWN_TIMEOUT_MS,
     deletes: { maxPercent: s.DELETE_GUARD_PERCENT, maxRows: s.DELETE_GUARD_ROWS, allow: s.ALLOW_DELETES },
+    reconcileIntervalHours: s.RECONCILE_INTERVAL_HOURS,
   };
 }
 

@@ -143,17 +143,21 @@ export class InvoicingClient {
 
   // ---- reads ------------------------------------------------------------------------------
 
-  /** All records of an entity, page by page. `wait: false` fails with RateLimitedError instead of waiting. */
+  /**
+   * All records of an entity, page by page; `filters` are the list's own query parameters
+   * (`{"filter": "open"}`, `{"since": "2026-01-01"}`). `wait: false` fails with RateLimitedError
+   * instead of waiting.
+   */
   list<E extends EntityName>(
     entity: E,
-    options: { pageSize?: number; wait?: boolean } & PagingOptions = {},
+    options: { pageSize?: number; wait?: boolean; filters?: Readonly<Record<string, string>> } & PagingOptions = {},
   ): PageStream<RecordOf<E>> {
     const pageSize = checkPageSize(options.pageSize ?? this.settings.pageSize);
     const { knownCap, onCapLearned } = options;
     return PagedList.ofEntity(
       entity,
       pageSize,
-      this.pageFetcher(entityNamed(entity).endpoint, options.wait),
+      this.pageFetcher(entityNamed(entity).endpoint, options.wait, options.filters),
       this.log,
       {
         knownCap,
@@ -291,6 +295,25 @@ export class InvoicingClient {
     return this.remove('quotations', checkId(id));
   }
 
+  // ---- sent invoices -------------------------------------------------------------------------
+
+  /** A sent invoice by id or by invoice number (which may contain `/`). */
+  async getInvoice(idOrNumber: number | string): Promise<RecordOf<'invoices'>> {
+    return (await this.readOne('invoices', idOrNumber)).record;
+  }
+
+  /**
+   * Registers a payment (`amount` a number, or `"full"` for what is open); 201. Never retried: a
+   * lost answer is an UnknownOutcomeError, since a second call would pay twice.
+   */
+  async registerPayment(
+    idOrNumber: number | string,
+    payment: { amount: number | 'full'; date: string; method: string },
+  ): Promise<void> {
+    const path = `/invoices_payment/${seg(idOrNumber)}`;
+    await this.call({ method: 'POST', path, body: payment, idempotent: false });
+  }
+
   // ---- saved and repeating invoices ---------------------------------------------------------
 
   /**
@@ -351,9 +374,12 @@ export class InvoicingClient {
   // ---- helpers ------------------------------------------------------------------------------
 
   /** GETs one page of a list: `?count=N&start=M` (an infinite page size asks for all: `count=-1`). */
-  private pageFetcher(path: string, wait?: boolean) {
+  private pageFetcher(path: string, wait?: boolean, filters: Readonly<Record<string, string>> = {}) {
+    const filterQuery = Object.entries(filters)
+      .map(([name, value]) => `${encodeURIComponent(name)}=${encodeURIComponent(value)}&`)
+      .join('');
     return async (count: number, start: number): Promise<WireItem[]> => {
-      const pagePath = `${path}?count=${Number.isFinite(count) ? count : -1}&start=${start}`;
+      const pagePath = `${path}?${filterQuery}count=${Number.isFinite(count) ? count : -1}&start=${start}`;
       const answer = await this.call({
         method: 'GET',
         path: pagePath,

@@ -73,8 +73,26 @@ export interface EntitySpec<
   readonly singleRead: boolean;
   /** Set for documents whose `lines` go to `document_lines`, under this `document_type`. */
   readonly documentType?: string;
+  /** Set for entities pulled incrementally between full, reconciling pulls (see sync/incremental.ts). */
+  readonly incremental?: IncrementalSpec;
   /** In the wire's order, which is also the table's column order. */
   readonly fields: Fields;
+}
+
+/**
+ * How to pull an entity without reading all of it: the records sent since a date, plus those that
+ * may still change, plus a single read of each record the mirror holds as still changing that
+ * neither list had.
+ */
+export interface IncrementalSpec {
+  /** The list parameter for records sent on or after a date (`YYYY-MM-DD`). */
+  readonly sinceParameter: string;
+  /** The date column that parameter filters on (read from the mirror to place the next `since`). */
+  readonly sinceColumn: string;
+  /** The list parameters that give the records that may still change. */
+  readonly changingFilter: Readonly<Record<string, string>>;
+  /** SQL condition on the mirror table: the records it holds as still changing. */
+  readonly changingInMirror: string;
 }
 
 /** Keeps the literal types of a description, from which the record and row types are derived. */

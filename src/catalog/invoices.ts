@@ -12,6 +12,14 @@ export const invoices = defineEntity({
   key: 'id',
   singleRead: true,
   documentType: 'invoice',
+  incremental: {
+    sinceParameter: 'since',
+    sinceColumn: 'sent',
+    changingFilter: { filter: 'open' },
+    // Open and not written off: what payments and reminders still change. An invoice paid too
+    // much, or written off, changes rarely; the reconciling pull catches it.
+    changingInMirror: "open > 0 and coalesce(uncollectible, '') in ('', '0', 'false')",
+  },
   fields: {
     id: field.key('invoice id (not the invoice number)'),
     invoicenr_full: field.text('invoice number as printed, with any prefix'),

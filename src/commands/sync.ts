@@ -53,11 +53,7 @@ const ALLOW_HELP =
  * and marks the run `interrupted` at once; a second exits at
  * once. Exit code 0 only when the run succeeded; 130 (SIGINT) or 143 (SIGTERM) when interrupted.
  */
-async function pull(
-  app: App,
-  kind: 'backfill' | 'sync',
-  options: { only?: EntityName[]; allowDeletes?: EntityName[] | 'all' },
-): Promise<number> {
+async function pull(app: App, kind: 'backfill' | 'sync', options: PullFlags): Promise<number> {
   const client = createApiClient(app);
   const stop = new AbortController();
   const clearProgressLine = () => process.stderr.isTTY && process.stderr.write('\r\x1b[2K');
@@ -82,6 +78,7 @@ async function pull(
     const outcome = await runSync(syncDeps(app, client, options.allowDeletes), {
       kind,
       entities: options.only,
+      full: options.full,
       onProgress: kind === 'backfill' ? progressReporter(process.stderr, logger) : undefined,
       signal: stop.signal,
     });
@@ -94,6 +91,12 @@ async function pull(
   }
 }
 
+interface PullFlags {
+  only?: EntityName[];
+  allowDeletes?: EntityName[] | 'all';
+  full?: boolean;
+}
+
 const EXIT_CODE: Partial<Record<NodeJS.Signals, number>> = { SIGINT: 130, SIGTERM: 143 };
 
 export function registerBackfillCommand(program: Command): void {
@@ -101,9 +104,8 @@ export function registerBackfillCommand(program: Command): void {
     .option('--only <entities>', `comma-separated subset of: ${ENTITY_NAMES.join(', ')}`, (v) => entityList(v))
     .option('--allow-deletes <entities>', ALLOW_HELP, allowList)
     .action(
-      withApp(
-        { migrate: 'auto', work: 'sync', callsService: true },
-        (app, options: { only?: EntityName[]; allowDeletes?: EntityName[] | 'all' }) => pull(app, 'backfill', options),
+      withApp({ migrate: 'auto', work: 'sync', callsService: true }, (app, options: PullFlags) =>
+        pull(app, 'backfill', options),
       ),
     );
 }
@@ -111,10 +113,10 @@ export function registerBackfillCommand(program: Command): void {
 export function registerSyncCommand(program: Command): void {
   addCommand(program, 'sync')
     .option('--allow-deletes <entities>', ALLOW_HELP, allowList)
+    .option('--full', 'pull invoices in full and reconcile deletions now (otherwise every RECONCILE_INTERVAL_HOURS)')
     .action(
-      withApp(
-        { migrate: 'auto', work: 'sync', callsService: true },
-        (app, options: { allowDeletes?: EntityName[] | 'all' }) => pull(app, 'sync', options),
+      withApp({ migrate: 'auto', work: 'sync', callsService: true }, (app, options: PullFlags) =>
+        pull(app, 'sync', options),
       ),
     );
 }

@@ -69,7 +69,10 @@ export function registerSandboxCommand(program: Command): Command {
     .option('--port <port>', 'port to listen on (0 = any free port)', '4010')
     .option('--host <host>', 'address to listen on', '127.0.0.1')
     .option('--records <n>', 'generated records, split over the five record kinds', '500')
-    .option('--sent-invoices <n>', 'invoices already sent at the start (default: as many as saved invoices, at most 500)')
+    .option(
+      '--sent-invoices <n>',
+      'invoices already sent at the start (default: as many as saved invoices, at most 500)',
+    )
     .option('--seed <s>', 'seed of the generated data', '1')
     .option('--latency <ms>', 'latency added to every response')
     .option('--failure-rate <r>', 'chance (0..1) that a call fails (500, dropped, hung, malformed)')

@@ -14,12 +14,20 @@ import {
   ApiError,
   AuthenticationError,
   NetworkError,
+  NotFoundError,
   RateLimitedError,
   type InvoicingClient,
   type ValueIssue,
 } from '../api/index.js';
 
-import { ENTITY_NAMES, MAX_INTEGER, type EntityName } from '../catalog/index.js';
+import {
+  ENTITY_NAMES,
+  entityNamed,
+  MAX_INTEGER,
+  type EntityName,
+  type EntitySpec,
+  type SingleReadEntity,
+} from '../catalog/index.js';
 import {
   closeOrphanedRuns,
   closeRunIfRunning,
@@ -42,6 +50,7 @@ import {
   type RecordIdentity,
   type StagedRow,
 } from './entities.js';
+import { changingNotListed, DEFAULT_RECONCILE_HOURS, listsOf, planPull, recordCompletePull } from './incremental.js';
 import { keysToMerge, preparePage, touchSeen, type PreparedPage } from './merge.js';
 import { PageWriter } from './page-writer.js';
 import { recordIssues, resolveIssues } from './rejected.js';
@@ -60,6 +69,8 @@ export interface SyncDeps {
   writeConcurrency?: number;
   /** The delete safeguard's settings (default: DEFAULT_DELETE_POLICY with the options' allowDeletes). */
   deletes?: DeletePolicy;
+  /** Hours after which a sync pulls an incremental entity in full again (default 24). */
+  reconcileAfterHours?: number;
 }
 
 export interface SyncProgress {
@@ -86,6 +97,8 @@ export interface SyncOptions {
   signal?: AbortSignal;
   /** Entities whose deletes are applied however many (when `deps.deletes` is not given). */
   allowDeletes?: string[] | 'all';
+  /** A full, reconciling pull of the incremental entities (a backfill always is one). */
+  full?: boolean;
 }
 
 /** What a run records per entity in `sync_runs.counts`. */
@@ -99,6 +112,8 @@ export interface RunEntityCounts extends EntityCounts {
 
 export interface EntityOutcome extends RunEntityCounts {
   complete: boolean;
+  /** Set when only what could have changed was pulled (see incremental.ts). */
+  incremental?: boolean;
   error?: string;
 }
 
@@ -317,16 +332,28 @@ async function pullEntity(
     empty: boolean;
   }>`select not exists (select 1 from ${sql.table(entity)}) as empty`.execute(db);
   const tableWasEmpty = emptiness[0]!.empty;
+  const spec: EntitySpec = entityNamed(entity);
+  const plan = await planPull(db, spec, {
+    full: options.kind === 'backfill' || options.full === true,
+    reconcileAfterHours: deps.reconcileAfterHours ?? DEFAULT_RECONCILE_HOURS,
+  });
+  if (plan.mode === 'incremental') outcome.incremental = true;
+  else if (spec.incremental) log.info({ entity, reason: plan.reason }, 'full, reconciling pull');
+  // An incremental pull needs the keys it saw (to know which records to read one by one) even
+  // into an empty table.
+  const trackSeen = !tableWasEmpty || plan.mode === 'incremental';
   const cap = await db.selectFrom('list_caps').select('max_count').where('list', '=', entity).executeTakeFirst();
   let learnedCap: number | null = null;
-  const stream = deps.client.list(entity, {
-    pageSize: options.pageSize,
-    wait: false,
-    knownCap: cap?.max_count ?? null,
-    onCapLearned: (max) => {
-      learnedCap = max;
-    },
-  });
+  const listOf = (filters: Readonly<Record<string, string>>) =>
+    deps.client.list(entity, {
+      pageSize: options.pageSize,
+      wait: false,
+      filters,
+      knownCap: learnedCap ?? cap?.max_count ?? null,
+      onCapLearned: (max) => {
+        learnedCap = max;
+      },
+    });
   const pendingIssues: ValueIssue[] = [];
   const writer = new PageWriter(
     (deps.writeConcurrency ?? 1) > 1 ? deps.db : db,
@@ -370,30 +397,63 @@ async function pullEntity(
   };
 
   let stoppedEarly = false;
+  const streams: ReturnType<typeof listOf>[] = [];
+  let unresolved = 0;
   try {
-    for await (const page of stream) {
-      outcome.fetched += page.received;
-      for (const skipped of page.skipped) {
-        pendingIssues.push(skipped);
-        const key = storableKey(skipped.id);
-        if (key !== null)
-          seen.add(key); // it exists upstream, even if we cannot read it: never sweep it
-        else if (skipped.id === null || !/^\d+$/.test(skipped.id)) unidentified++;
-        log.warn({ entity, id: skipped.id, field: skipped.field }, `record not stored: ${skipped.message}`);
+    for (const filters of listsOf(spec, plan)) {
+      const stream = listOf(filters);
+      streams.push(stream);
+      for await (const page of stream) {
+        outcome.fetched += page.received;
+        for (const skipped of page.skipped) {
+          pendingIssues.push(skipped);
+          const key = storableKey(skipped.id);
+          if (key !== null)
+            seen.add(key); // it exists upstream, even if we cannot read it: never sweep it
+          else if (skipped.id === null || !/^\d+$/.test(skipped.id)) unidentified++;
+          log.warn({ entity, id: skipped.id, field: skipped.field }, `record not stored: ${skipped.message}`);
+        }
+        const records = uniqueRecords(definition, page.records as unknown as ReadEntityRecord[], pendingIssues, log);
+        for (const read of records) if (read.issues.length > 0) pendingIssues.push(...read.issues);
+        const identities = records.map((read) => identify(definition, read));
+        // The sweep and the single reads use the keys seen; a table that was empty is not swept.
+        if (trackSeen) for (const identity of identities) seen.add(identity.key);
+        // A page of records that may be stored already: only the ones whose hash differs are written.
+        const needed = tableWasEmpty ? null : await keysToMerge(writer.db, definition, identities);
+        await writer.write(stage(records, identities, needed));
+        await flushIssues();
+        options.onProgress?.({ entity, fetched: outcome.fetched, elapsedMs: Date.now() - began, done: false });
+        if (options.signal?.aborted) {
+          stoppedEarly = true;
+          break;
+        }
       }
-      const records = uniqueRecords(definition, page.records as unknown as ReadEntityRecord[], pendingIssues, log);
-      for (const read of records) if (read.issues.length > 0) pendingIssues.push(...read.issues);
-      const identities = records.map((read) => identify(definition, read));
-      // Only the sweep reads the keys seen, and a table that was empty is not swept (see below).
-      if (!tableWasEmpty) for (const identity of identities) seen.add(identity.key);
-      // A page of records that may be stored already: only the ones whose hash differs are written.
-      const needed = tableWasEmpty ? null : await keysToMerge(writer.db, definition, identities);
-      await writer.write(stage(records, identities, needed));
-      await flushIssues();
-      options.onProgress?.({ entity, fetched: outcome.fetched, elapsedMs: Date.now() - began, done: false });
-      if (options.signal?.aborted) {
-        stoppedEarly = true;
-        break;
+      if (stoppedEarly || !stream.complete) break;
+    }
+    if (plan.mode === 'incremental' && !stoppedEarly && streams.every((s) => s.complete)) {
+      // What the mirror holds as open and neither list had: paid, written off or deleted since.
+      for (const key of await changingNotListed(db, spec, seen)) {
+        let read: ReadEntityRecord;
+        try {
+          read = (await deps.client.read(entity as SingleReadEntity, key)) as unknown as ReadEntityRecord;
+        } catch (error) {
+          if (!(error instanceof NotFoundError)) throw error;
+          // One missing record is not proof enough of a delete: the next pull, a full one, decides.
+          unresolved++;
+          log.warn({ entity, id: key }, 'held as open in the mirror, but not found upstream; the next pull reconciles');
+          continue;
+        }
+        outcome.fetched++;
+        if (read.issues.length > 0) pendingIssues.push(...read.issues);
+        const identity = identify(definition, read);
+        seen.add(identity.key);
+        const needed = await keysToMerge(writer.db, definition, [identity]);
+        await writer.write(stage([read], [identity], needed));
+        await flushIssues();
+        if (options.signal?.aborted) {
+          stoppedEarly = true;
+          break;
+        }
       }
     }
     await writer.finish();
@@ -409,8 +469,14 @@ async function pullEntity(
   await flushIssues();
   if (learnedCap !== null) await rememberCap(db, entity, learnedCap, runId);
 
-  const listComplete = !outcome.error && !stoppedEarly && stream.complete;
-  if (listComplete && unidentified === 0) {
+  const unfinished = streams.find((stream) => !stream.complete);
+  const listComplete = !outcome.error && !stoppedEarly && unfinished === undefined;
+  if (listComplete && unidentified === 0 && plan.mode === 'incremental') {
+    // Only what can have changed was read: nothing is swept, and issues of records not read stay.
+    await touchSeen(db, definition, seen, LAST_SEEN_RESOLUTION_HOURS);
+    await recordCompletePull(db, spec, runId, plan, unresolved > 0);
+    outcome.complete = outcome.rejected === 0 && unresolved === 0;
+  } else if (listComplete && unidentified === 0) {
     // A table that was empty when the pull began holds only rows written during the pull (by it,
     // or by a job's refresh): the sweep is for older rows, and every `last_seen_at` is fresh. So
     // both scans are skipped; the next pull judges any row this one did not see.
@@ -429,20 +495,14 @@ async function pullEntity(
       await touchSeen(db, definition, seen, LAST_SEEN_RESOLUTION_HOURS);
     }
     await resolveIssues(db, entity, runId);
-    await db
-      .insertInto('entity_pulls')
-      .values({ entity, last_complete_at: new Date(), last_complete_run_id: runId })
-      .onConflict((oc) =>
-        oc.column('entity').doUpdateSet({ last_complete_at: new Date(), last_complete_run_id: runId }),
-      )
-      .execute();
+    await recordCompletePull(db, spec, runId, plan, false);
     outcome.complete = outcome.held === 0 && outcome.rejected === 0;
   }
   if (!outcome.error) {
     const problems: string[] = [];
     if (stoppedEarly) problems.push('stopped before the end of the list');
-    else if (!stream.complete)
-      problems.push(`the list did not end cleanly (${stream.warnings.join('; ') || 'incomplete'})`);
+    else if (unfinished)
+      problems.push(`the list did not end cleanly (${unfinished.warnings.join('; ') || 'incomplete'})`);
     else if (unidentified > 0)
       problems.push(`${unidentified} record(s) without a readable id; nothing is marked deleted`);
     if (outcome.held > 0)
@@ -451,6 +511,10 @@ async function pullEntity(
       );
     if (outcome.rejected > 0)
       problems.push(`${outcome.rejected} value(s) not stored as sent (see invoice-mirror status)`);
+    if (unresolved > 0)
+      problems.push(
+        `${unresolved} record(s) the mirror holds as open were not found upstream; they stay until the next pull, a full one, confirms`,
+      );
     if (problems.length > 0) outcome.error = `${entity}: ${problems.join('; ')}`;
   }
   options.onProgress?.({ entity, fetched: outcome.fetched, elapsedMs: Date.now() - began, done: true });

@@ -1,0 +1,104 @@
+/**
+ * Incremental pulls, for entities whose records are many and mostly final (sent invoices): what
+ * to list, and what to read one by one, so that a sync costs the records that can have changed
+ * rather than all of them.
+ *
+ * A sync lists the records sent since the cursor (the start of the last complete pull, less a
+ * margin) and the records that may still change (the open ones); then it reads one by one each
+ * record the mirror holds as still changing that neither list had (paid, written off or deleted
+ * meanwhile). A full pull reconciles everything else (a change to a closed record, a deletion)
+ * and is the only one that sweeps deletions: on `backfill`, on `sync --full`, when the last one
+ * is older than the reconcile interval, and when a single read could not find a record.
+ */
+import { sql, type Kysely } from 'kysely';
+import type { EntitySpec } from '../catalog/index.js';
+import type { Database } from '../db/index.js';
+
+/** Days the `since` date stays behind the last pull: the service's calendar may be a day ahead of ours, and sends are dated when they are made. */
+export const SINCE_MARGIN_DAYS = 3;
+
+export const DEFAULT_RECONCILE_HOURS = 24;
+
+export type PullPlan = { mode: 'full'; reason: string } | { mode: 'incremental'; since: string };
+
+/** Whether this pull of the entity lists everything or only what can have changed. */
+export async function planPull(
+  db: Kysely<Database>,
+  entity: Pick<EntitySpec, 'name' | 'incremental'>,
+  wanted: { full: boolean; reconcileAfterHours: number },
+): Promise<PullPlan> {
+  if (!entity.incremental) return { mode: 'full', reason: 'not incremental' };
+  if (wanted.full) return { mode: 'full', reason: 'asked for' };
+  const { rows } = await sql<{ since: string | null; age_hours: number | null }>`
+    select since_cursor::text as since,
+           extract(epoch from now() - last_complete_at)::float8 / 3600 as age_hours
+      from entity_pulls where entity = ${entity.name}`.execute(db);
+  const pulled = rows[0];
+  if (!pulled || pulled.age_hours === null) return { mode: 'full', reason: 'never pulled in full' };
+  if (pulled.since === null)
+    return { mode: 'full', reason: 'nothing to list from: no invoices yet, or records to reconcile' };
+  if (pulled.age_hours >= wanted.reconcileAfterHours)
+    return { mode: 'full', reason: `the last full pull is ${Math.floor(pulled.age_hours)} hours old` };
+  return { mode: 'incremental', since: pulled.since };
+}
+
+/** The lists a pull reads, as each list's query parameters. */
+export function listsOf(entity: Pick<EntitySpec, 'incremental'>, plan: PullPlan): Readonly<Record<string, string>>[] {
+  if (plan.mode === 'full' || !entity.incremental) return [{}];
+  return [{ [entity.incremental.sinceParameter]: plan.since }, entity.incremental.changingFilter];
+}
+
+/** Keys of the live records the mirror holds as still changing that the lists did not have. */
+export async function changingNotListed(
+  db: Kysely<Database>,
+  entity: Pick<EntitySpec, 'name' | 'key' | 'incremental'>,
+  listed: ReadonlySet<number>,
+): Promise<number[]> {
+  if (!entity.incremental) return [];
+  const { rows } = await sql<{ key: number }>`
+    select ${sql.ref(entity.key)} as key from ${sql.table(entity.name)}
+     where deleted_at is null and (${sql.raw(entity.incremental.changingInMirror)})
+     order by 1`.execute(db);
+  return rows.map((row) => Number(row.key)).filter((key) => !listed.has(key));
+}
+
+/**
+ * The `since` of the next incremental pull: the latest send date the mirror holds (the service's
+ * own calendar, which may differ from ours; never later than today), less the margin. Null when
+ * the entity is not incremental or holds nothing yet.
+ */
+async function nextSince(
+  db: Kysely<Database>,
+  entity: Pick<EntitySpec, 'name' | 'incremental'>,
+): Promise<string | null> {
+  if (!entity.incremental) return null;
+  const { rows } = await sql<{ since: string | null }>`
+    select (least(max(${sql.ref(entity.incremental.sinceColumn)}), current_date) - ${sql.lit(SINCE_MARGIN_DAYS)})::text as since
+      from ${sql.table(entity.name)} where deleted_at is null`.execute(db);
+  return rows[0]?.since ?? null;
+}
+
+/**
+ * Records a complete pull and places the cursor of the next incremental one (see nextSince).
+ * `reconcileNext` (a record the mirror holds could not be found) clears the cursor, so the next
+ * pull is a full one. A full pull also records when it finished (what sweeps and job checks go by).
+ */
+export async function recordCompletePull(
+  db: Kysely<Database>,
+  entity: Pick<EntitySpec, 'name' | 'incremental'>,
+  runId: number,
+  plan: PullPlan,
+  reconcileNext: boolean,
+): Promise<void> {
+  const cursor = reconcileNext ? null : await nextSince(db, entity);
+  if (plan.mode === 'incremental') {
+    await db.updateTable('entity_pulls').set({ since_cursor: cursor }).where('entity', '=', entity.name).execute();
+    return;
+  }
+  const values = { last_complete_at: new Date(), last_complete_run_id: runId, since_cursor: cursor };
+  await db
+    .insertInto('entity_pulls')
+    .values({ entity: entity.name, ...values })
+    .onConflict((oc) => oc.column('entity').doUpdateSet(values))
+    .execute();
+}
