@@ -22,6 +22,7 @@ describe('loadConfig', () => {
     expect(config.syncCron).toBe('*/15 * * * *');
     expect(config.logLevel).toBe('info');
     expect(config.health).toEqual({ host: '127.0.0.1', port: 9464 });
+    expect(config.reconcileIntervalHours).toBe(24);
   });
 
   it('names the setting and the problem in one line', () => {
@@ -38,6 +39,7 @@ describe('loadConfig', () => {
     );
     expect(errorOf({ MIRROR_SCHEMA: 'Bad-Name' })).toMatch(/^MIRROR_SCHEMA: /);
     expect(errorOf({ SYNC_CRON: 'every minute' })).toMatch(/^SYNC_CRON: must be a cron expression/);
+    expect(errorOf({ RECONCILE_INTERVAL_HOURS: '0' })).toMatch(/^RECONCILE_INTERVAL_HOURS: /);
     expect(errorOf({ HEALTH_PORT: '70000' })).toBe('HEALTH_PORT: must be a whole number from 0 to 65535');
     expect(errorOf({ PAGE_SIZE: '2.5' })).toBe('PAGE_SIZE: must be a whole number from 1 to 10000');
   });
