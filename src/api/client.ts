@@ -314,6 +314,20 @@ export class InvoicingClient {
     await this.call({ method: 'POST', path, body: payment, idempotent: false });
   }
 
+  /** Sends a payment reminder for an invoice (by its number). Never retried: it is an e-mail. */
+  async sendReminder(invoicenr: string, attachInvoice: boolean): Promise<void> {
+    await this.call({
+      method: 'POST',
+      path: '/invoices_reminder',
+      body: { invoicenr, attach_invoice: attachInvoice },
+      idempotent: false,
+    });
+  }
+
+  deleteInvoice(idOrNumber: number | string): Promise<void> {
+    return this.remove('invoices', idOrNumber);
+  }
+
   // ---- saved and repeating invoices ---------------------------------------------------------
 
   /**

@@ -512,10 +512,57 @@ export const KINDS = {
     },
   }),
   delete_quotation: deleteKind('quotations', (api, key) => api.deleteQuotation(key), 'delete a quotation'),
+
+  register_payment: kind({
+    summary: 'register a payment of a sent invoice (`amount` a number, or "full" for what is open)',
+    payload: z.strictObject({
+      id,
+      amount: z.union([z.literal('full'), z.number('must be a number or "full"').positive('must be more than 0')], {
+        error: 'must be a number or "full"',
+      }),
+      date,
+      method: z.string('must be text').min(1, 'must not be empty').default('bank'),
+    }),
+    // Paying twice is the one thing this must never do: a call of unknown outcome waits for a person.
+    idempotent: false,
+    async precheck(db, p) {
+      await requireOpen(db, p.id, 'register a payment');
+    },
+    async run(ctx, p) {
+      await ctx.api.registerPayment(p.id, { amount: p.amount, date: p.date, method: p.method });
+      return { result: { id: p.id, amount: p.amount, date: p.date }, touched: [target('invoices', p.id)] };
+    },
+  }),
+  send_reminder: kind({
+    summary: 'send a payment reminder for an open sent invoice',
+    payload: z.strictObject({ id, attach_invoice: z.boolean('must be true or false').default(true) }),
+    idempotent: false,
+    async precheck(db, p) {
+      await requireOpen(db, p.id, 'get a reminder');
+    },
+    async run(ctx, p) {
+      // The reminder names the invoice by its number, which the service knows best.
+      const invoice = await ctx.api.getInvoice(p.id);
+      if (!invoice.invoicenr) throw new PrecheckError(`invoice ${p.id} has no invoice number to remind of`);
+      await ctx.api.sendReminder(invoice.invoicenr, p.attach_invoice);
+      return { result: { id: p.id, invoicenr: invoice.invoicenr }, touched: [target('invoices', p.id)] };
+    },
+  }),
+  delete_invoice: deleteKind('invoices', (api, key) => api.deleteInvoice(key), 'delete a sent invoice'),
 } satisfies Record<string, JobKind>;
 
 export type JobKindName = keyof typeof KINDS;
 export const KIND_NAMES = Object.keys(KINDS) as JobKindName[];
+
+/** Payments and reminders are for invoices with something open (not paid, not written off). */
+async function requireOpen(db: Kysely<Database>, invoiceId: number, what: string): Promise<void> {
+  const row = (await requireLive(db, 'invoices', [invoiceId])).get(invoiceId);
+  if (!row) return; // the mirror cannot tell: the service decides
+  if (!(Number(row.open) > 0))
+    throw new PrecheckError(
+      `invoice ${invoiceId} has nothing open (open ${String(row.open ?? 'unknown')}${row.paiddate ? `, paid ${String(row.paiddate)}` : ''}); only an open invoice can ${what}`,
+    );
+}
 
 /** Approval and custom status exist only on sent quotations (spec 3.1). */
 async function requireSent(db: Kysely<Database>, quotationId: number, what: string): Promise<void> {

@@ -223,3 +223,74 @@ describe('quotations', () => {
     expect((await mirrorRow(handle, 'quotations', 5))!.deleted_at).not.toBeNull();
   });
 });
+
+describe('sent invoices', () => {
+  const openInvoice = (exclude: string[] = []) =>
+    env.box.sandbox.store
+      .sentInvoices()
+      .find((i) => Number(i.open) > 20 && i.uncollectible === '' && !exclude.includes(String(i.id)))!;
+
+  it('register_payment: a part, then the rest ("full"); the mirror shows what is open and the paid date', async () => {
+    const invoice = openInvoice();
+    const id = Number(invoice.id);
+    const part = await runJob('register_payment', { id, amount: 10, date: '2026-10-30', method: 'bank' });
+    expect(part.result).toMatchObject({ id, amount: 10, date: '2026-10-30' });
+    expect(JSON.parse(writeCalls(env.box.sandbox)[0]!.body!)).toEqual({
+      amount: 10,
+      date: '2026-10-30',
+      method: 'bank',
+    });
+    expect(writeCalls(env.box.sandbox)[0]!.path).toBe(`/api/v1/invoices_payment/${id}`);
+    const afterPart = await mirrorRow(env.database.current.handle, 'invoices', id);
+    expect(Number(afterPart!.open)).toBeCloseTo(Number(invoice.open) - 10, 2);
+    expect(await changesOf(part.result)).toEqual([
+      {
+        entity: 'invoices',
+        entity_id: String(id),
+        op: 'update',
+        changed_fields: expect.arrayContaining(['open', 'history']),
+      },
+    ]);
+
+    await runJob('register_payment', { id, amount: 'full', date: '2026-10-31' });
+    expect(await mirrorRow(env.database.current.handle, 'invoices', id)).toMatchObject({
+      open: '0',
+      paiddate: '2026-10-31',
+    });
+  });
+
+  it('register_payment and send_reminder refuse an invoice the mirror shows as paid, and call nothing', async () => {
+    const paid = env.box.sandbox.store.sentInvoices().find((i) => i.open === '0' && i.paiddate !== '')!;
+    for (const [kind, payload] of [
+      ['register_payment', { id: Number(paid.id), amount: 5, date: '2026-10-30' }],
+      ['send_reminder', { id: Number(paid.id) }],
+    ] as const) {
+      const handle = env.database.current.handle;
+      const jobId = await insertJob(handle, kind, payload);
+      env.box.sandbox.clearCalls();
+      await env.runner().runUntilEmpty();
+      const job = await jobRow(handle, jobId);
+      expect(job.status).toBe('failed');
+      expect(job.last_error).toContain(`invoice ${paid.id} has nothing open`);
+      expect(env.box.sandbox.calls).toHaveLength(0);
+    }
+  });
+
+  it('send_reminder names the invoice by its number; delete_invoice removes it and the mirror marks it deleted', async () => {
+    const invoice = openInvoice();
+    const id = Number(invoice.id);
+    const reminded = await runJob('send_reminder', { id, attach_invoice: false });
+    expect(reminded.result).toEqual(expect.objectContaining({ id, invoicenr: invoice.invoicenr }));
+    expect(JSON.parse(writeCalls(env.box.sandbox)[0]!.body!)).toEqual({
+      invoicenr: invoice.invoicenr,
+      attach_invoice: false,
+    });
+    expect((await mirrorRow(env.database.current.handle, 'invoices', id))!.lastreminder).toBe(
+      env.box.sandbox.clock.today(),
+    );
+
+    await runJob('delete_invoice', { id });
+    expect(env.box.sandbox.store.sentInvoices().some((i) => i.id === String(id))).toBe(false);
+    expect((await mirrorRow(env.database.current.handle, 'invoices', id))!.deleted_at).not.toBeNull();
+  });
+});

@@ -116,6 +116,27 @@ describe('payloads that do not validate', () => {
       delete: false,
     });
   });
+
+  it('payments: an amount is a positive number or "full", with a date; the method defaults to bank', () => {
+    const problem = (payload: unknown) => {
+      try {
+        parseJob('register_payment', payload);
+      } catch (error) {
+        return (error as Error).message;
+      }
+      return 'accepted';
+    };
+    expect(problem({ id: 4, amount: 'half', date: '2026-11-01' })).toBe('payload.amount: must be a number or "full"');
+    expect(problem({ id: 4, amount: -3, date: '2026-11-01' })).toBe('payload.amount: must be more than 0');
+    expect(problem({ id: 4, amount: 3 })).toBe('payload.date: is required');
+    expect(problem({ id: 4, amount: 3, date: '2026-11-01', methode: 'bank' })).toBe("payload: unknown field 'methode'");
+    expect(parseJob('register_payment', { id: 4, amount: 'full', date: '2026-11-01' }).payload).toEqual({
+      id: 4,
+      amount: 'full',
+      date: '2026-11-01',
+      method: 'bank',
+    });
+  });
 });
 
 describe('checks against the mirror before any call', () => {
