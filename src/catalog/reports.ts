@@ -30,6 +30,15 @@ export interface Report {
 /** Helpers shared by the views; simple SQL functions, which the planner inlines. */
 export const REPORT_FUNCTIONS: readonly string[] = [
   `
+    create or replace function invoice_is_open(open numeric, uncollectible text) returns boolean language sql immutable as $$
+      select coalesce(open, 0) > 0 and coalesce(uncollectible, '') in ('', '0', 'false')
+    $$
+  `,
+  `
+    comment on function invoice_is_open(numeric, text) is
+      'Whether a sent invoice is still to be paid: something open, and not written off as uncollectible.'
+  `,
+  `
     create or replace function sends_per_year(frequency text) returns integer language sql immutable as $$
       select case lower(frequency)
         when 'weekly' then 52 when 'biweekly' then 26 when 'fourweekly' then 13 when 'monthly' then 12
@@ -375,6 +384,11 @@ export const REPORTS: readonly Report[] = [
       with quotation_counts as (
              select clientnr, count(*) as n from quotations where deleted_at is null group by clientnr
            ),
+           invoice_sums as (
+             select clientnr, count(*) as n, sum(totalintax) as invoiced,
+                    sum(open) filter (where invoice_is_open(open, uncollectible)) as open
+               from invoices where deleted_at is null group by clientnr
+           ),
            open_quotation_counts as (
              select client_number as clientnr, count(*) as n, sum(total_incl_tax) as total from open_quotations group by client_number
            ),
@@ -398,12 +412,16 @@ export const REPORTS: readonly Report[] = [
              coalesce(s.total, 0) as saved_invoice_total,
              coalesce(r.n, 0)::integer as repeating_invoice_count,
              round(coalesce(r.yearly, 0) / 12, 2) as monthly_recurring_amount,
-             (coalesce(oq.n, 0) + coalesce(s.n, 0) + coalesce(r.n, 0))::integer as open_document_count
+             (coalesce(oq.n, 0) + coalesce(s.n, 0) + coalesce(r.n, 0))::integer as open_document_count,
+             coalesce(i.n, 0)::integer as invoice_count,
+             coalesce(i.invoiced, 0) as invoiced_incl_tax,
+             coalesce(i.open, 0) as open_invoice_amount
         from clients c
         left join quotation_counts q on q.clientnr = c.clientnr
         left join open_quotation_counts oq on oq.clientnr = c.clientnr
         left join saved_counts s on s.clientnr = c.clientnr
         left join repeating_counts r on r.clientnr = c.clientnr
+        left join invoice_sums i on i.clientnr = c.clientnr
        where c.deleted_at is null`,
     columns: {
       client_number: 'client number',
@@ -420,6 +438,9 @@ export const REPORTS: readonly Report[] = [
       repeating_invoice_count: 'repeating invoices',
       monthly_recurring_amount: 'monthly amount of the repeating invoices (see recurring_revenue)',
       open_document_count: 'open quotations + saved invoices + repeating invoices',
+      invoice_count: 'sent invoices (any state)',
+      invoiced_incl_tax: 'sum of the sent invoices, including tax',
+      open_invoice_amount: 'what is still to be paid on the sent invoices (not counting those written off)',
     },
   },
   {
@@ -444,6 +465,126 @@ export const REPORTS: readonly Report[] = [
       saved_invoice_count: 'saved invoices not yet sent',
       repeating_invoice_count: 'repeating invoices',
       open_document_count: 'open quotations + saved invoices + repeating invoices',
+    },
+  },
+  {
+    name: 'invoice_revenue_per_month',
+    title: 'Invoiced per month',
+    description: 'sent invoices per month: totals excluding and including tax, still open',
+    orderBy: 'month desc',
+    comment:
+      'Sent invoices per calendar month of their send date: how many, their totals excluding tax, the tax and including tax, and what of them is still to be paid. Invoices without a send date (some old ones) are left out.',
+    select: `
+      select date_trunc('month', i.sent)::date as month,
+             count(*)::integer as invoice_count,
+             coalesce(sum(i.totalintax - coalesce(i.tax, 0)), 0) as total_excl_tax,
+             coalesce(sum(i.tax), 0) as tax,
+             coalesce(sum(i.totalintax), 0) as total_incl_tax,
+             coalesce(sum(i.open) filter (where invoice_is_open(i.open, i.uncollectible)), 0) as still_open
+        from invoices i
+       where i.deleted_at is null and i.sent is not null
+       group by 1`,
+    columns: {
+      month: 'first day of the month the invoices were sent in',
+      invoice_count: 'invoices sent that month',
+      total_excl_tax: 'their totals excluding tax',
+      tax: 'their tax',
+      total_incl_tax: 'their totals including tax',
+      still_open: 'what of them is still to be paid (not counting those written off)',
+    },
+  },
+  {
+    name: 'open_receivables',
+    title: 'Open receivables',
+    description: 'sent invoices still to be paid, with days overdue and aging bucket',
+    orderBy: 'days_overdue desc, invoice_id',
+    comment:
+      'Sent invoices with something still to be paid (not written off as uncollectible), with how many days they are past their due date and their aging bucket (0-30, 31-60, 61-90, 90+ days overdue; not yet due counts as 0).',
+    select: `
+      select i.id as invoice_id,
+             i.invoicenr as invoice_number,
+             i.clientnr as client_number,
+             client_display_name(i.company, i.contact) as client_name,
+             i.sent as sent_date,
+             i.duedate as due_date,
+             coalesce(i.duedate < current_date, false) as overdue,
+             greatest(coalesce(current_date - i.duedate, 0), 0) as days_overdue,
+             case
+               when coalesce(current_date - i.duedate, 0) <= 30 then '0-30'
+               when current_date - i.duedate <= 60 then '31-60'
+               when current_date - i.duedate <= 90 then '61-90'
+               else '90+'
+             end as aging_bucket,
+             i.totalintax as total_incl_tax,
+             i.open as open_amount
+        from invoices i
+       where i.deleted_at is null and invoice_is_open(i.open, i.uncollectible)`,
+    columns: {
+      invoice_id: 'id of the invoice',
+      invoice_number: 'invoice number',
+      client_number: 'number of the client the invoice is for',
+      client_name: CLIENT_NAME_ON_DOCUMENT,
+      sent_date: 'date the invoice was sent',
+      due_date: 'date payment was due',
+      overdue: 'true when the due date has passed',
+      days_overdue: 'days since the due date (0 when not yet due, or without a due date)',
+      aging_bucket: '0-30, 31-60, 61-90 or 90+ days overdue',
+      total_incl_tax: 'invoice total including tax',
+      open_amount: 'what is still to be paid',
+    },
+  },
+  {
+    name: 'receivables_aging',
+    title: 'Receivables by age',
+    description: 'what is still to be paid, per aging bucket',
+    orderBy: `array_position(array['0-30', '31-60', '61-90', '90+'], aging_bucket)`,
+    comment:
+      'Open receivables (see open_receivables) summed per aging bucket: 0-30, 31-60, 61-90 and 90+ days overdue.',
+    select: `
+      select aging_bucket,
+             count(*)::integer as invoice_count,
+             coalesce(sum(open_amount), 0) as open_amount,
+             max(days_overdue) as most_days_overdue
+        from open_receivables
+       group by aging_bucket`,
+    columns: {
+      aging_bucket: '0-30, 31-60, 61-90 or 90+ days overdue',
+      invoice_count: 'invoices in the bucket',
+      open_amount: 'what they still have to be paid',
+      most_days_overdue: 'days overdue of the oldest one',
+    },
+  },
+  {
+    name: 'client_payment_behaviour',
+    title: 'Payment behaviour per client',
+    description: 'per client: invoices paid, average days to pay and late, what is open',
+    orderBy: 'average_days_late desc nulls last, client_number',
+    comment:
+      'Per client with sent invoices: how many were paid in full, how many days after sending they were paid on average, how many days after the due date (negative: early), and what is still open.',
+    select: `
+      select i.clientnr as client_number,
+             client_display_name(c.company, c.contact) as client_name,
+             count(*)::integer as invoice_count,
+             count(*) filter (where i.paiddate is not null)::integer as paid_invoice_count,
+             round(avg(i.paiddate - i.sent) filter (where i.paiddate is not null and i.sent is not null), 1)
+               as average_days_to_pay,
+             round(avg(i.paiddate - i.duedate) filter (where i.paiddate is not null and i.duedate is not null), 1)
+               as average_days_late,
+             count(*) filter (where invoice_is_open(i.open, i.uncollectible))::integer as open_invoice_count,
+             coalesce(sum(i.open) filter (where invoice_is_open(i.open, i.uncollectible)), 0) as open_amount
+        from invoices i
+        left join clients c on c.clientnr = i.clientnr and c.deleted_at is null
+       where i.deleted_at is null
+       group by i.clientnr, c.company, c.contact`,
+    columns: {
+      client_number: 'client number (0: invoices without a client, on old records)',
+      client_name: CLIENT_NAME,
+      invoice_count: 'sent invoices',
+      paid_invoice_count: 'of which paid in full',
+      average_days_to_pay: 'average days from sending to payment in full (one decimal)',
+      average_days_late: 'average days from the due date to payment in full; negative when paid early (one decimal)',
+      open_invoice_count: 'invoices still to be paid (not counting those written off)',
+      open_amount: 'what they still have to be paid',
     },
   },
   {

@@ -13,6 +13,8 @@ export interface Account {
   quotations: Wire[];
   saved_invoices: Wire[];
   repeating_invoices: Wire[];
+  /** Sent invoices. */
+  invoices: Wire[];
 }
 
 // ---- wire readers ---------------------------------------------------------------------------
@@ -324,6 +326,7 @@ export function clientOverview(account: Account, today: string): Row[] {
   const open = byClient(account.quotations.filter(isOpenQuotation));
   const saved = byClient(account.saved_invoices);
   const repeating = byClient(account.repeating_invoices);
+  const invoices = byClient(account.invoices);
   const rows = account.clients.map((c) => {
     const nr = int(c.clientnr);
     const sum = (records: Wire[]) => records.reduce((total, r) => total + cents(r.totalintax), 0);
@@ -345,6 +348,11 @@ export function clientOverview(account: Account, today: string): Row[] {
         12,
       ),
       open_document_count: open(nr).length + saved(nr).length + repeating(nr).length,
+      invoice_count: invoices(nr).length,
+      invoiced_incl_tax: sum(invoices(nr)),
+      open_invoice_amount: invoices(nr)
+        .filter(invoiceIsOpen)
+        .reduce((total, i) => total + cents(i.open), 0),
     };
   });
   return orderBy(rows, { key: col('client_number') });
@@ -366,6 +374,105 @@ export function inactiveClientsWithOpenDocuments(account: Account, today: string
   return orderBy(rows, { key: col('open_document_count'), desc: true }, { key: col('client_number') });
 }
 
+// ---- sent invoices ------------------------------------------------------------------------
+
+/** Something still to be paid, and not written off. */
+export const invoiceIsOpen = (i: Wire): boolean =>
+  text(i.open) !== '' && cents(i.open) > 0 && ['', '0', 'false'].includes(text(i.uncollectible));
+
+export function invoiceRevenuePerMonth(account: Account): Row[] {
+  const months = new Map<string, Row>();
+  for (const i of account.invoices) {
+    const sent = day(i.sent);
+    if (!sent) continue;
+    const month = `${sent.slice(0, 7)}-01`;
+    const row = months.get(month) ?? {
+      month,
+      invoice_count: 0,
+      total_excl_tax: 0,
+      tax: 0,
+      total_incl_tax: 0,
+      still_open: 0,
+    };
+    row.invoice_count = (row.invoice_count as number) + 1;
+    if (text(i.totalintax) !== '')
+      row.total_excl_tax =
+        (row.total_excl_tax as number) + cents(i.totalintax) - (text(i.tax) === '' ? 0 : cents(i.tax));
+    if (text(i.tax) !== '') row.tax = (row.tax as number) + cents(i.tax);
+    if (text(i.totalintax) !== '') row.total_incl_tax = (row.total_incl_tax as number) + cents(i.totalintax);
+    if (invoiceIsOpen(i)) row.still_open = (row.still_open as number) + cents(i.open);
+    months.set(month, row);
+  }
+  return orderBy([...months.values()], { key: col('month'), desc: true });
+}
+
+const bucketOf = (daysOverdue: number): string =>
+  daysOverdue <= 30 ? '0-30' : daysOverdue <= 60 ? '31-60' : daysOverdue <= 90 ? '61-90' : '90+';
+
+export function openReceivables(account: Account, today: string): Row[] {
+  const rows = account.invoices.filter(invoiceIsOpen).map((i) => {
+    const due = day(i.duedate);
+    const late = due ? daysBetween(due, today) : 0;
+    return {
+      invoice_id: int(i.id),
+      invoice_number: text(i.invoicenr),
+      client_number: int(i.clientnr),
+      client_name: displayName(i.company, i.contact),
+      sent_date: day(i.sent),
+      due_date: due,
+      overdue: due !== null && due < today,
+      days_overdue: Math.max(late, 0),
+      aging_bucket: bucketOf(late),
+      total_incl_tax: cents(i.totalintax),
+      open_amount: cents(i.open),
+    };
+  });
+  return orderBy(rows, { key: col('days_overdue'), desc: true }, { key: col('invoice_id') });
+}
+
+export function receivablesAging(account: Account, today: string): Row[] {
+  const buckets = new Map<string, Row>();
+  for (const r of openReceivables(account, today)) {
+    const bucket = r.aging_bucket as string;
+    const row = buckets.get(bucket) ?? { aging_bucket: bucket, invoice_count: 0, open_amount: 0, most_days_overdue: 0 };
+    row.invoice_count = (row.invoice_count as number) + 1;
+    row.open_amount = (row.open_amount as number) + (r.open_amount as number);
+    row.most_days_overdue = Math.max(row.most_days_overdue as number, r.days_overdue as number);
+    buckets.set(bucket, row);
+  }
+  return ['0-30', '31-60', '61-90', '90+'].filter((b) => buckets.has(b)).map((b) => buckets.get(b)!);
+}
+
+/** avg(values) rounded to one decimal, halves away from zero (Postgres `round(avg(…), 1)`); null when empty. */
+const averageOneDecimal = (values: number[]): number | null =>
+  values.length === 0 ? null : divideRound(values.reduce((a, b) => a + b, 0) * 10, values.length) / 10;
+
+export function clientPaymentBehaviour(account: Account): Row[] {
+  const clients = new Map(account.clients.map((c) => [int(c.clientnr), c]));
+  const byClient = new Map<number, Wire[]>();
+  for (const i of account.invoices) byClient.set(int(i.clientnr), [...(byClient.get(int(i.clientnr)) ?? []), i]);
+  const rows = [...byClient.entries()].map(([nr, invoices]) => {
+    const paid = invoices.filter((i) => day(i.paiddate) !== null);
+    const client = clients.get(nr);
+    const open = invoices.filter(invoiceIsOpen);
+    return {
+      client_number: nr,
+      client_name: client ? displayName(client.company, client.contact) : null,
+      invoice_count: invoices.length,
+      paid_invoice_count: paid.length,
+      average_days_to_pay: averageOneDecimal(
+        paid.filter((i) => day(i.sent)).map((i) => daysBetween(day(i.sent)!, day(i.paiddate)!)),
+      ),
+      average_days_late: averageOneDecimal(
+        paid.filter((i) => day(i.duedate)).map((i) => daysBetween(day(i.duedate)!, day(i.paiddate)!)),
+      ),
+      open_invoice_count: open.length,
+      open_amount: open.reduce((total, i) => total + cents(i.open), 0),
+    };
+  });
+  return orderBy(rows, { key: col('average_days_late'), desc: true, nullsFirst: false }, { key: col('client_number') });
+}
+
 /** Columns holding money, compared in cents. */
 export const MONEY_COLUMNS = new Set([
   'total_incl_tax',
@@ -381,6 +488,12 @@ export const MONEY_COLUMNS = new Set([
   'open_quotation_total',
   'saved_invoice_total',
   'monthly_recurring_amount',
+  'total_excl_tax',
+  'tax',
+  'still_open',
+  'open_amount',
+  'invoiced_incl_tax',
+  'open_invoice_amount',
 ]);
 
 /** A row as read from the database, with money in cents and other numerics as numbers. */
@@ -389,7 +502,8 @@ export function normaliseRow(row: Row): Row {
   for (const [key, value] of Object.entries(row)) {
     if (value === null || value === undefined) out[key] = null;
     else if (MONEY_COLUMNS.has(key)) out[key] = cents(value);
-    else if (key === 'stock' || key === 'price_excl_tax') out[key] = Number(value);
+    else if (['stock', 'price_excl_tax', 'average_days_to_pay', 'average_days_late'].includes(key))
+      out[key] = Number(value);
     else out[key] = value;
   }
   return out;

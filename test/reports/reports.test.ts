@@ -16,6 +16,7 @@ const database = useTestDatabase();
 // The sandbox's calendar starts today, so its dates sit around the database's current_date.
 const env = useSandbox({
   perEntity: { clients: 60, products: 60, quotations: 120, saved_invoices: 90, repeating_invoices: 80 },
+  sentInvoices: 300,
   now: new Date(),
 });
 
@@ -30,6 +31,7 @@ function account(): Account {
     quotations: store.list('quotations'),
     saved_invoices: store.list('saved_invoices'),
     repeating_invoices: store.list('repeating_invoices'),
+    invoices: store.sentInvoices(),
   };
 }
 
@@ -57,6 +59,10 @@ const COMPUTED: Record<string, (account: Account, today: string) => Row[]> = {
   low_stock_products: expected.lowStockProducts,
   client_overview: expected.clientOverview,
   inactive_clients_with_open_documents: expected.inactiveClientsWithOpenDocuments,
+  invoice_revenue_per_month: expected.invoiceRevenuePerMonth,
+  open_receivables: expected.openReceivables,
+  receivables_aging: expected.receivablesAging,
+  client_payment_behaviour: expected.clientPaymentBehaviour,
 };
 
 async function expectReportsMatchAccount(): Promise<void> {
@@ -109,6 +115,10 @@ describe('reports on a backfilled mirror', () => {
     const sends = await report('upcoming_repeating_sends');
     expect(sends.some((row) => row.frequency === 'weekly')).toBe(true);
     expect((await report('saved_invoices_by_client')).some((row) => row.client_number === 0)).toBe(true);
+    const buckets = (await report('receivables_aging')).map((row) => row.aging_bucket);
+    expect(buckets).toEqual(['0-30', '31-60', '61-90', '90+']);
+    const late = (await report('client_payment_behaviour')).map((row) => row.average_days_late as number | null);
+    expect(late.some((days) => days !== null && days < 0) && late.some((days) => days !== null && days > 0)).toBe(true);
   });
 
   it('recent_changes counts what the backfill inserted, per table', async () => {
