@@ -297,6 +297,24 @@ export class InvoicingClient {
 
   // ---- sent invoices -------------------------------------------------------------------------
 
+  /**
+   * Creates an invoice (`POST /invoices`): action `send` sends it at once, `save` makes a saved
+   * invoice, `repeat` a repeating invoice. The service answers the new id or, for a sent invoice,
+   * possibly its number: whichever came is returned. Never retried.
+   */
+  async createInvoice(fields: Record<string, unknown>): Promise<{ id: number } | { invoicenr: string }> {
+    const path = entityNamed('invoices').endpoint;
+    const answer = await this.call({ method: 'POST', path, body: fields, idempotent: false });
+    const text = answer.text.trim().replace(/^"(.*)"$/, '$1');
+    if (/^\d+$/.test(text) && Number(text) <= 2_147_483_647) return { id: Number(text) };
+    if (text !== '' && text.length <= 64 && !/[\s<{]/.test(text)) return { invoicenr: text };
+    throw new UnknownOutcomeError({
+      operation: operationOf({ method: 'POST', path }),
+      status: answer.status,
+      detail: `${answer.status} answer carried no new id or invoice number`,
+    });
+  }
+
   /** A sent invoice by id or by invoice number (which may contain `/`). */
   async getInvoice(idOrNumber: number | string): Promise<RecordOf<'invoices'>> {
     return (await this.readOne('invoices', idOrNumber)).record;

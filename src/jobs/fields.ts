@@ -110,6 +110,57 @@ export const quotationFields = z.strictObject({
   convert_prices_to_euro: flag.optional(),
 });
 
+const FREQUENCIES = [
+  'weekly',
+  'biweekly',
+  'fourweekly',
+  'monthly',
+  'bimonthly',
+  'quarterly',
+  'halfyearly',
+  'yearly',
+] as const;
+
+/**
+ * A new invoice (`POST /invoices`, service-notes.md): `send` sends it at once (with `sendmethod`),
+ * `save` makes a saved invoice (with `savename`), `repeat` a repeating invoice (with its schedule).
+ */
+export const invoiceFields = z
+  .strictObject({
+    action: z.enum(['send', 'save', 'repeat'], 'must be send, save or repeat'),
+    clientnr: z.int().positive(),
+    sendmethod: z.enum(['email', 'mail', 'printcenter']).optional(),
+    savename: text(20).optional(),
+    overwrite_if_exist: flag.optional(),
+    reference: reference.optional(),
+    lines: z.array(line).optional(),
+    profile: intLike.optional(),
+    discounttype: z.enum(['amount', 'percentage']).optional(),
+    discount: numberLike.optional(),
+    paymentcondition: text().optional(),
+    paymentperiod: intLike.optional(),
+    alreadypaid: z.union([numberLike, z.literal('full')], 'must be a number or "full"').optional(),
+    alreadypaidmethod: text(32).optional(),
+    initialdate: date.optional(),
+    finalsenddate: date.optional(),
+    frequency: z.enum(FREQUENCIES, `must be one of ${FREQUENCIES.join(', ')}`).optional(),
+    repeattype: z.enum(['auto', 'manual'], 'must be auto or manual').optional(),
+  })
+  .superRefine((invoice, ctx) => {
+    const need = (field: keyof typeof invoice, when: string) => {
+      if (invoice[field] === undefined || invoice[field] === '')
+        ctx.addIssue({ code: 'custom', path: [field], message: `is required when action is ${when}` });
+    };
+    if (invoice.action === 'save') need('savename', 'save');
+    if (invoice.action === 'repeat') {
+      need('initialdate', 'repeat');
+      need('frequency', 'repeat');
+    }
+    for (const field of ['initialdate', 'finalsenddate', 'frequency', 'repeattype'] as const)
+      if (invoice.action !== 'repeat' && invoice[field] !== undefined)
+        ctx.addIssue({ code: 'custom', path: [field], message: 'is only for action repeat' });
+  });
+
 /** At least one field: an empty change would be a call that does nothing. */
 export function nonEmpty<T extends z.ZodObject>(schema: T) {
   return schema.refine((value) => Object.keys(value).length > 0, 'name at least one field to change');

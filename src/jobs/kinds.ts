@@ -23,7 +23,7 @@ import {
   type SendBatch,
   type SendProgress,
 } from './ledger.js';
-import { clientChanges, clientFields, nonEmpty, productFields, quotationFields } from './fields.js';
+import { clientChanges, clientFields, invoiceFields, nonEmpty, productFields, quotationFields } from './fields.js';
 import { mirrorRows, quotationState, requireLive } from './mirror.js';
 
 /** A claimed job as a handler sees it. */
@@ -513,6 +513,25 @@ export const KINDS = {
   }),
   delete_quotation: deleteKind('quotations', (api, key) => api.deleteQuotation(key), 'delete a quotation'),
 
+  create_invoice: kind({
+    summary:
+      'create an invoice: action `send` (sent at once), `save` (a saved invoice) or `repeat` (a repeating invoice); `result.id` is the new id',
+    payload: z.strictObject({ invoice: invoiceFields }),
+    idempotent: false,
+    async precheck(db, p) {
+      await requireLive(db, 'clients', [p.invoice.clientnr]);
+    },
+    async run(ctx, p) {
+      const created = await ctx.api.createInvoice(p.invoice);
+      const entity = CREATED_BY_ACTION[p.invoice.action];
+      // A sent invoice may be answered by its number: its id is what the mirror keys it by.
+      const id = 'id' in created ? created.id : (await ctx.api.getInvoice(created.invoicenr)).id;
+      return {
+        result: { id, action: p.invoice.action, ...('invoicenr' in created ? { invoicenr: created.invoicenr } : {}) },
+        touched: [target(entity, id)],
+      };
+    },
+  }),
   register_payment: kind({
     summary: 'register a payment of a sent invoice (`amount` a number, or "full" for what is open)',
     payload: z.strictObject({
@@ -553,6 +572,9 @@ export const KINDS = {
 
 export type JobKindName = keyof typeof KINDS;
 export const KIND_NAMES = Object.keys(KINDS) as JobKindName[];
+
+/** What `POST /invoices` makes, by action. */
+const CREATED_BY_ACTION = { send: 'invoices', save: 'saved_invoices', repeat: 'repeating_invoices' } as const;
 
 /** Payments and reminders are for invoices with something open (not paid, not written off). */
 async function requireOpen(db: Kysely<Database>, invoiceId: number, what: string): Promise<void> {

@@ -4,6 +4,7 @@ import { priceInTax, recompute } from './derive.js';
 import { mixSeed } from './prng.js';
 import type { Account } from './store.js';
 import { bad, HttpError, readBool, readInt, readString, type Rec } from './wire.js';
+import { registerPayment } from './invoices.js';
 
 export interface Reply {
   status: number;
@@ -293,6 +294,86 @@ export function updateQuotation(account: Account, id: number, raw: unknown, ip: 
 export function deleteRecord(account: Account, entity: SandboxEntity, id: number): Reply {
   if (!account.tables[entity].remove(id)) throw notFound(entity === 'clients' ? 'Client' : 'Record', id);
   return OK();
+}
+
+/**
+ * `POST /invoices`: `send` sends a new invoice at once, `save` makes a saved invoice named
+ * `savename` (unique unless `overwrite_if_exist`), `repeat` a repeating invoice from `initialdate`
+ * every `frequency`. 201 with the new id.
+ */
+export function createInvoice(account: Account, raw: unknown): Reply {
+  const body = requireObject(raw);
+  if (body.action === undefined || body.action === '') throw bad('action is required (send, save or repeat)');
+  const action = readEnum(body.action, ['send', 'save', 'repeat'], 'action');
+  if (body.clientnr === undefined || body.clientnr === '') throw bad('clientnr is required');
+  const clientnr = readInt(body.clientnr, 'clientnr');
+  if (!account.tables.clients.has(clientnr)) throw bad(`clientnr: client ${clientnr} does not exist`);
+  const { action: _a, sendmethod, savename, overwrite_if_exist, alreadypaid, id: _id, ...fields } = body;
+  const today = account.today();
+  const document = (id: number): Rec => ({
+    id: String(id),
+    name: '',
+    reference: blank3(),
+    lines: [],
+    profile: '1',
+    discounttype: 'amount',
+    discount: '0',
+    paymentcondition: 'Betaling binnen %PAYMENT_PERIOD% dagen',
+    paymentperiod: '14',
+    totalintax: '0',
+    clientnr: '',
+  });
+  if (action === 'save') {
+    if (savename === undefined || savename === '') throw bad('savename is required when action is save');
+    const name = readString(savename, 'savename');
+    const table = account.tables.saved_invoices;
+    const existing = table.records().find((r) => r.name === name);
+    if (existing && !(overwrite_if_exist !== undefined && readBool(overwrite_if_exist, 'overwrite_if_exist')))
+      throw bad(`savename: a saved invoice named "${name}" already exists (set overwrite_if_exist to overwrite it)`);
+    const id = existing ? Number(existing.id) : table.nextId();
+    const rec: Rec = { ...document(id), name, totaldiscount: '0', alreadypaid: '0', alreadypaidmethod: '' };
+    account.change(
+      'saved_invoices',
+      rec,
+      { ...fields, alreadypaid: alreadypaid === 'full' ? undefined : alreadypaid },
+      true,
+    );
+    if (alreadypaid === 'full') rec.alreadypaid = rec.totalintax;
+    table.put(id, rec);
+    return created(id);
+  }
+  if (action === 'repeat') {
+    for (const field of ['initialdate', 'frequency'] as const)
+      if (fields[field] === undefined || fields[field] === '') throw bad(`${field} is required when action is repeat`);
+    const table = account.tables.repeating_invoices;
+    const id = table.nextId();
+    const rec: Rec = {
+      ...document(id),
+      datesaved: today,
+      initialdate: '',
+      nextsenddate: '',
+      finalsenddate: '',
+      frequency: 'monthly',
+      repeattype: 'auto',
+      email: '',
+    };
+    account.change('repeating_invoices', rec, fields, true);
+    rec.nextsenddate = rec.initialdate;
+    table.put(id, rec);
+    return created(id);
+  }
+  if (sendmethod !== undefined && sendmethod !== '') readSendmethod(sendmethod);
+  const rec = document(0);
+  account.change('saved_invoices', rec, fields, true);
+  const invoice = account.send(rec);
+  if (alreadypaid !== undefined && alreadypaid !== '' && alreadypaid !== 0 && alreadypaid !== '0')
+    registerPayment(
+      invoice,
+      { amount: alreadypaid, date: today, method: String(fields.alreadypaidmethod ?? 'bank') },
+      today,
+    );
+  account.invoices.touch(Number(invoice.id));
+  return created(Number(invoice.id));
 }
 
 export const MAX_SEND_IDS = 10;

@@ -189,7 +189,8 @@ export async function route(ctx: RouteContext, req: ApiRequest): Promise<Reply> 
 const SENT_INVOICE_PATHS = new Set(['invoices', 'invoices_payment', 'invoices_reminder', 'invoices_pdf']);
 
 /**
- * Sent invoices: `GET /invoices` (filters `filter`, `since`, `until`, `client`, paged), `GET` and
+ * Sent invoices: `GET /invoices` (filters `filter`, `since`, `until`, `client`, paged), `POST
+ * /invoices` (action send, save or repeat), `GET` and
  * `DELETE /invoices/{id or invoicenr}`, `POST /invoices_payment/{id or invoicenr}`,
  * `POST /invoices_reminder` and `GET /invoices_pdf/{id or invoicenr}`.
  */
@@ -225,6 +226,7 @@ function sentInvoices(ctx: RouteContext, head: string, rest: string[], req: ApiR
     return { status: 200, body: invoicePdf(table.get(find(rest[0]))!), type: 'pdf' };
   }
   if (rest.length === 0) {
+    if (req.method === 'POST') return act.createInvoice(account, req.body);
     if (req.method !== 'GET') throw methodNotAllowed();
     const query = readInvoiceQuery(req.query);
     if (Object.keys(query).length === 0) return list(ctx, head, table, req.query);

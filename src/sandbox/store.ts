@@ -135,17 +135,23 @@ export class Account {
   sendSaved(id: number, deleteAfter: boolean): Rec | undefined {
     const saved = this.tables.saved_invoices.get(id);
     if (!saved) return undefined;
+    const invoice = this.send(saved);
+    this.sendLog.push({ savedId: id, invoiceId: Number(invoice.id), at: new Date().toISOString() });
+    if (deleteAfter) this.tables.saved_invoices.remove(id);
+    return invoice;
+  }
+
+  /** Send a document (a saved invoice, or the fields of `POST /invoices` with action send) today. */
+  send(document: Rec): Rec {
     const today = this.today();
-    const { id: invId, invoicenr } = this.nextInvoice(today);
-    const client = this.client(saved.clientnr);
-    const invoice = sentInvoice(saved, invId, invoicenr, today, client);
-    this.invoices.put(invId, invoice);
-    this.sendLog.push({ savedId: id, invoiceId: invId, at: new Date().toISOString() });
+    const { id, invoicenr } = this.nextInvoice(today);
+    const client = this.client(document.clientnr);
+    const invoice = sentInvoice(document, id, invoicenr, today, client);
+    this.invoices.put(id, invoice);
     if (client) {
       client.lastinvoice = today;
       this.tables.clients.touch(Number(client.clientnr));
     }
-    if (deleteAfter) this.tables.saved_invoices.remove(id);
     return invoice;
   }
 

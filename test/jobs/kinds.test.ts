@@ -225,6 +225,32 @@ describe('quotations', () => {
 });
 
 describe('sent invoices', () => {
+  it('create_invoice: send, save and repeat; each new record is in the mirror afterwards', async () => {
+    const lines = [{ amount: 3, description: 'Uren', price: 80, tax_rate: 21 }];
+    const sent = await runJob('create_invoice', {
+      invoice: { action: 'send', clientnr: 1, sendmethod: 'email', lines },
+    });
+    expect(sent.result).toMatchObject({ action: 'send', id: expect.any(Number) });
+    expect(await mirrorRow(env.database.current.handle, 'invoices', sent.result.id)).toMatchObject({
+      clientnr: 1,
+      totalintax: '290.4',
+      open: '290.4',
+    });
+    const saved = await runJob('create_invoice', {
+      invoice: { action: 'save', savename: 'Job concept', clientnr: 1, lines },
+    });
+    expect(await mirrorRow(env.database.current.handle, 'saved_invoices', saved.result.id)).toMatchObject({
+      name: 'Job concept',
+    });
+    const repeating = await runJob('create_invoice', {
+      invoice: { action: 'repeat', clientnr: 1, lines, initialdate: '2027-01-01', frequency: 'quarterly' },
+    });
+    expect(await mirrorRow(env.database.current.handle, 'repeating_invoices', repeating.result.id)).toMatchObject({
+      frequency: 'quarterly',
+      nextsenddate: '2027-01-01',
+    });
+  });
+
   const openInvoice = (exclude: string[] = []) =>
     env.box.sandbox.store
       .sentInvoices()

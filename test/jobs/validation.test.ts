@@ -117,6 +117,27 @@ describe('payloads that do not validate', () => {
     });
   });
 
+  it('create_invoice: what each action needs, and only then', () => {
+    const problem = (invoice: unknown) => {
+      try {
+        parseJob('create_invoice', { invoice });
+      } catch (error) {
+        return (error as Error).message;
+      }
+      return 'accepted';
+    };
+    expect(problem({ action: 'save', clientnr: 1 })).toBe('payload.invoice.savename: is required when action is save');
+    expect(problem({ action: 'repeat', clientnr: 1, initialdate: '2027-01-01' })).toBe(
+      'payload.invoice.frequency: is required when action is repeat',
+    );
+    expect(problem({ action: 'send', clientnr: 1, frequency: 'monthly' })).toBe(
+      'payload.invoice.frequency: is only for action repeat',
+    );
+    expect(problem({ action: 'print', clientnr: 1 })).toBe('payload.invoice.action: must be send, save or repeat');
+    expect(problem({ action: 'send', clientnr: 1, linez: [] })).toBe("payload.invoice: unknown field 'linez'");
+    expect(problem({ action: 'send', clientnr: 1 })).toBe('accepted');
+  });
+
   it('payments: an amount is a positive number or "full", with a date; the method defaults to bank', () => {
     const problem = (payload: unknown) => {
       try {

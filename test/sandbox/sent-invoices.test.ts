@@ -169,6 +169,72 @@ describe('sent invoices', () => {
   });
 });
 
+describe('POST /invoices', () => {
+  it('send makes a sent invoice at once; save a saved invoice (savename unique unless overwrite_if_exist); repeat a repeating one', async () => {
+    const sb = await sandbox({ sentInvoices: 5 });
+    const client = sb.store.list('clients')[0]!;
+    const lines = [{ amount: 2, description: 'Advies', price: 50, tax_rate: 21 }];
+    const sent = await post(sb, '/invoices', { action: 'send', sendmethod: 'email', clientnr: client.clientnr, lines });
+    expect(sent.status).toBe(201);
+    const invoice = unwrap(await get(sb, `/invoices/${sent.text}`), 'invoice');
+    expect(invoice).toMatchObject({
+      clientnr: client.clientnr,
+      sent: sb.clock.today(),
+      totalintax: '121',
+      open: '121',
+    });
+
+    const paidAtOnce = await post(sb, '/invoices', {
+      action: 'send',
+      clientnr: client.clientnr,
+      lines,
+      alreadypaid: 'full',
+    });
+    expect(unwrap(await get(sb, `/invoices/${paidAtOnce.text}`), 'invoice')).toMatchObject({
+      open: '0',
+      paiddate: sb.clock.today(),
+    });
+
+    const saved = await post(sb, '/invoices', {
+      action: 'save',
+      savename: 'Concept X',
+      clientnr: client.clientnr,
+      lines,
+    });
+    expect(saved.status).toBe(201);
+    expect(sb.store.get('saved_invoices', Number(saved.text))).toMatchObject({ name: 'Concept X', totalintax: '121' });
+    const again = await post(sb, '/invoices', { action: 'save', savename: 'Concept X', clientnr: client.clientnr });
+    expect(again.status).toBe(400);
+    expect(again.text).toContain('already exists');
+    const overwritten = await post(sb, '/invoices', {
+      action: 'save',
+      savename: 'Concept X',
+      overwrite_if_exist: true,
+      clientnr: client.clientnr,
+      lines: [{ amount: 1, description: 'Ander', price: 10, tax_rate: 21 }],
+    });
+    expect(overwritten.text).toBe(saved.text);
+
+    const repeating = await post(sb, '/invoices', {
+      action: 'repeat',
+      clientnr: client.clientnr,
+      lines,
+      initialdate: '2026-12-01',
+      frequency: 'monthly',
+    });
+    expect(repeating.status).toBe(201);
+    expect(sb.store.get('repeating_invoices', Number(repeating.text))).toMatchObject({
+      initialdate: '2026-12-01',
+      nextsenddate: '2026-12-01',
+      frequency: 'monthly',
+      repeattype: 'auto',
+    });
+    expect((await post(sb, '/invoices', { action: 'repeat', clientnr: client.clientnr })).status).toBe(400);
+    expect((await post(sb, '/invoices', { action: 'print', clientnr: client.clientnr })).status).toBe(400);
+    expect((await post(sb, '/invoices', { action: 'send', clientnr: 999999 })).status).toBe(400);
+  });
+});
+
 function put(sb: Awaited<ReturnType<typeof sandbox>>, path: string) {
   return call(sb, 'PUT', path, { body: {} });
 }
