@@ -12,6 +12,7 @@ import * as deletedIndex from './0007_deleted_index.js';
 import * as dataSafety from './0008_data_safety.js';
 import * as interruptedRuns from './0009_interrupted_runs.js';
 import * as invoices from './0010_invoices.js';
+import * as invoicePdfs from './0011_invoice_pdfs.js';
 
 export interface Migration {
   name: string;
@@ -28,4 +29,5 @@ export const migrations: Migration[] = [
   { name: '0008_data_safety', up: dataSafety.up },
   { name: '0009_interrupted_runs', up: interruptedRuns.up },
   { name: '0010_invoices', up: invoices.up },
+  { name: '0011_invoice_pdfs', up: invoicePdfs.up },
 ];

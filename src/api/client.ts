@@ -315,6 +315,20 @@ export class InvoicingClient {
     });
   }
 
+  /** The PDF of a sent invoice (by id or number), as the service renders it. */
+  async getInvoicePdf(idOrNumber: number | string): Promise<Buffer> {
+    const path = `/invoices_pdf/${seg(idOrNumber)}`;
+    const answer = await this.call({ method: 'GET', path, idempotent: true, binary: true });
+    const body = answer.body ?? Buffer.alloc(0);
+    if (body.subarray(0, 5).toString('latin1') !== '%PDF-')
+      throw new ServerError({
+        operation: operationOf({ method: 'GET', path }),
+        status: answer.status,
+        detail: `${answer.status} answered ${answer.contentType ?? 'no content type'} (${body.length} bytes), not a PDF`,
+      });
+    return body;
+  }
+
   /** A sent invoice by id or by invoice number (which may contain `/`). */
   async getInvoice(idOrNumber: number | string): Promise<RecordOf<'invoices'>> {
     return (await this.readOne('invoices', idOrNumber)).record;

@@ -52,6 +52,8 @@ export interface RequestSpec {
   idempotent: boolean;
   /** Parse the answer as JSON (a malformed body of a safe request is retried). */
   json?: boolean;
+  /** Keep the answer's bytes as they came (a PDF), in `HttpAnswer.body`. */
+  binary?: boolean;
   /** How to parse a JSON answer, when not with plain JSON.parse (e.g. keeping each record's text). */
   parse?: (text: string) => unknown;
   /** Overrides the deadline of one attempt. */
@@ -64,6 +66,9 @@ export interface HttpAnswer {
   status: number;
   text: string;
   json?: unknown;
+  /** The bytes of a `binary` request, and their content type. */
+  body?: Buffer;
+  contentType?: string;
 }
 
 const MAX_BACKOFF_MS = 30_000;
@@ -79,7 +84,13 @@ const CONNECT_CODES = new Set([
 
 /** How a request failed without an answer: see NetworkError.transport. */
 type TransportFailure = { kind: Transport; detail: string; cause: unknown };
-type Answer = { status: number; headers: Record<string, string | string[] | undefined>; text: string; bytes: number };
+type Answer = {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  text: string;
+  bytes: number;
+  raw: Buffer;
+};
 
 export class HttpCore {
   readonly gate: AccountGate;
@@ -158,13 +169,14 @@ export class HttpCore {
         if (kind !== 'connect') uncertain = true;
         retryReason = new NetworkError({ operation, detail, cause, transport: kind });
       } else {
-        const { status, headers, text, bytes } = outcome;
+        const { status, headers, text, bytes, raw } = outcome;
         const contentType = headerText(headers['content-type']);
         const remaining = parseRemaining(headers['x-ratelimit-remaining']);
         this.gate.noteDone(remaining);
         log.debug({ operation, status, remaining, ms: Date.now() - started }, 'api: request');
 
         if (status >= 200 && status < 300) {
+          if (spec.binary) return { status, text: '', body: raw, contentType };
           if (!spec.json) return { status, text };
           try {
             return { status, text, json: spec.parse ? spec.parse(text) : JSON.parse(text) };
@@ -264,12 +276,8 @@ export class HttpCore {
         }
         throw cause;
       }
-      return {
-        status: res.statusCode,
-        headers: res.headers,
-        text: Buffer.concat(chunks, bytes).toString('utf8'),
-        bytes,
-      };
+      const raw = Buffer.concat(chunks, bytes);
+      return { status: res.statusCode, headers: res.headers, text: raw.toString('utf8'), bytes, raw };
     } catch (cause) {
       if (controller.signal.aborted)
         return { kind: 'timeout', detail: `no complete answer within ${deadline} ms`, cause };

@@ -61,6 +61,11 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: async () => (await import('./jobs.js')).registerJobsCommands,
   },
   {
+    name: 'invoice',
+    description: 'sent invoices: `invoice pdf ID` prints or saves the archived PDF',
+    load: async () => (await import('./invoice.js')).registerInvoiceCommand,
+  },
+  {
     name: 'report',
     description: 'print a built-in report (no name: list them)',
     load: async () => (await import('./report.js')).registerReportCommand,

@@ -102,6 +102,17 @@ export interface ListCapsTable {
   run_id: number | null;
 }
 
+/** A sent invoice's PDF, as the service rendered it when `fetch_invoice_pdf` ran. */
+export interface InvoicePdfsTable {
+  invoice_id: number;
+  invoicenr: string | null;
+  pdf: Buffer;
+  size_bytes: number;
+  sha256: string;
+  fetched_at: ColumnType<Date, Date | string | undefined, Date | string>;
+  job_id: number | null;
+}
+
 export interface Database extends MirrorTables {
   sync_runs: SyncRunsTable;
   changes: ChangesTable;
@@ -111,4 +122,5 @@ export interface Database extends MirrorTables {
   rejected_values: RejectedValuesTable;
   held_deletes: HeldDeletesTable;
   list_caps: ListCapsTable;
+  invoice_pdfs: InvoicePdfsTable;
 }

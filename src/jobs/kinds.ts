@@ -3,6 +3,7 @@
  * it is safe to repeat when the outcome of an attempt is unknown, the checks against the mirror
  * made before any call, and the handler that makes the calls and names the records to re-read.
  */
+import { createHash } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import { z } from 'zod';
@@ -568,6 +569,33 @@ export const KINDS = {
     },
   }),
   delete_invoice: deleteKind('invoices', (api, key) => api.deleteInvoice(key), 'delete a sent invoice'),
+  fetch_invoice_pdf: kind({
+    summary: 'archive the PDF of a sent invoice in invoice_pdfs (`invoice-mirror invoice pdf ID` prints it)',
+    payload: idOnly,
+    idempotent: true,
+    async precheck(db, p) {
+      await requireLive(db, 'invoices', [p.id]);
+    },
+    async run(ctx, p) {
+      const pdf = await ctx.api.getInvoicePdf(p.id);
+      const sha256 = createHash('sha256').update(pdf).digest('hex');
+      const [row] = await mirrorRows(ctx.db, 'invoices', [p.id]).then((rows) => [...rows.values()]);
+      const archived = {
+        invoicenr: row ? String(row.invoicenr ?? '') || null : null,
+        pdf,
+        size_bytes: pdf.length,
+        sha256,
+        fetched_at: new Date(),
+        job_id: ctx.job.id,
+      };
+      await ctx.db
+        .insertInto('invoice_pdfs')
+        .values({ invoice_id: p.id, ...archived })
+        .onConflict((oc) => oc.column('invoice_id').doUpdateSet(archived))
+        .execute();
+      return { result: { id: p.id, size_bytes: pdf.length, sha256 }, touched: [] };
+    },
+  }),
 } satisfies Record<string, JobKind>;
 
 export type JobKindName = keyof typeof KINDS;

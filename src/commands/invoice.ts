@@ -1,0 +1,57 @@
+/**
+ * `invoice-mirror invoice pdf ID [--out FILE]`: prints or saves the archived PDF of a sent
+ * invoice; one not archived yet is fetched through a `fetch_invoice_pdf` job (queued once).
+ */
+import { writeFileSync } from 'node:fs';
+import type { Command } from 'commander';
+import { RunError, UsageError } from '../errors.js';
+import { addJob } from '../jobs/index.js';
+import { addCommand } from './catalogue.js';
+import { positiveInteger, withApp } from './context.js';
+
+export function registerInvoiceCommand(program: Command): void {
+  const invoice = addCommand(program, 'invoice');
+  invoice
+    .command('pdf')
+    .description('print (or save with --out) the archived PDF of a sent invoice; queue its fetch when not archived')
+    .argument('<id>', 'the invoice id (not its number)', positiveInteger('id'))
+    .option('--out <file>', 'write the PDF to this file instead of stdout')
+    .action(
+      withApp({}, async (app, id: number, options: { out?: string }) => {
+        const { db } = app.database;
+        const archived = await db
+          .selectFrom('invoice_pdfs')
+          .select(['pdf', 'size_bytes', 'sha256', 'fetched_at'])
+          .where('invoice_id', '=', id)
+          .executeTakeFirst();
+        if (!archived) {
+          const { id: jobId } = await addJob(db, {
+            kind: 'fetch_invoice_pdf',
+            payload: { id },
+            idempotencyKey: `fetch_invoice_pdf:${id}`,
+            maxAttempts: app.config.jobs.maxAttempts,
+          });
+          const job = await db
+            .selectFrom('jobs')
+            .select(['status', 'last_error'])
+            .where('id', '=', jobId)
+            .executeTakeFirstOrThrow();
+          const state =
+            job.status === 'queued' || job.status === 'running'
+              ? `job ${jobId} (fetch_invoice_pdf) is ${job.status}; it runs with 'invoice-mirror jobs run' or the daemon`
+              : `job ${jobId} (fetch_invoice_pdf) ended ${job.status}${job.last_error ? ` (${job.last_error})` : ''}; 'invoice-mirror jobs retry ${jobId}' tries again`;
+          throw new RunError(`the PDF of invoice ${id} is not archived yet: ${state}; then run this command again`);
+        }
+        if (options.out) {
+          writeFileSync(options.out, archived.pdf);
+          process.stderr.write(
+            `invoice-mirror: wrote ${archived.size_bytes} bytes (sha256 ${archived.sha256.slice(0, 12)}…, fetched ${archived.fetched_at.toISOString()}) to ${options.out}\n`,
+          );
+          return;
+        }
+        if (process.stdout.isTTY)
+          throw new UsageError('a PDF is not for the terminal: give --out FILE, or redirect stdout');
+        process.stdout.write(archived.pdf);
+      }),
+    );
+}
