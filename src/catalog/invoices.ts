@@ -4,6 +4,7 @@
  * `document_lines`. `id` and `invoicenr` are different things; single reads accept either.
  */
 import { defineEntity, field } from './define.js';
+import { discountAndCondition, profile } from './shared.js';
 
 export const invoices = defineEntity({
   name: 'invoices',
@@ -30,11 +31,9 @@ export const invoices = defineEntity({
       'third reference line',
     ]),
     lines: field.lines(),
-    profile: field.int('id of the layout profile used (0: none, on old records)'),
+    profile,
     category: field.int('category id'),
-    discounttype: field.lower('`amount` or `percentage` (empty on old records)'),
-    discount: field.num('discount amount, or percentage when `discounttype` is `percentage`'),
-    paymentcondition: field.text('payment condition text (may hold placeholders such as `%PAYMENT_PERIOD%`)'),
+    ...discountAndCondition,
     paymentperiod: field.int('term of payment in days'),
     collection: field.bool('paid by direct debit (collected from the client)'),
     tax: field.num('total tax'),

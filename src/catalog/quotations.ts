@@ -1,5 +1,6 @@
 /** Quotations (spec 2.7), sent or draft; their lines go to `document_lines`. */
 import { defineEntity, field } from './define.js';
+import { discountAndCondition, partyOn, profile } from './shared.js';
 
 export const quotations = defineEntity({
   name: 'quotations',
@@ -19,13 +20,11 @@ export const quotations = defineEntity({
       'third reference line',
     ]),
     lines: field.lines(),
-    profile: field.int('id of the layout profile used (0: none, on old records)'),
+    profile,
     profile_name: field.text('name of the profile'),
     category: field.int('category id'),
     category_name: field.text('name of the category'),
-    discounttype: field.lower('`amount` or `percentage` (empty on old records)'),
-    discount: field.num('discount amount, or percentage when `discounttype` is `percentage`'),
-    paymentcondition: field.text('payment condition text (may hold placeholders such as `%PAYMENT_PERIOD%`)'),
+    ...discountAndCondition,
     quotationperiod: field.int('days the quotation is valid'),
     showtotals: field.bool('print the totals including tax on the quotation'),
     date: field.date('date the quotation was sent or saved'),
@@ -36,13 +35,7 @@ export const quotations = defineEntity({
     sent: field.bool('false: draft, not sent to the client; true: sent'),
     customstatus: field.lower('status set by hand: `progress`, `completed`, `billable`, `declined`; empty when none'),
     approved: field.approval("the client's approval `{name, date, ip, comments}`; empty when not approved"),
-    clientnr: field.int('client number (0: none, on old records)'),
-    contact: field.text("client's contact name, as on the quotation"),
-    company: field.text("client's company name, as on the quotation"),
-    address: field.text("client's address, as on the quotation"),
-    zipcode: field.text("client's postal code, as on the quotation"),
-    city: field.text("client's city, as on the quotation"),
-    country: field.country("client's country id, as on the quotation"),
+    ...partyOn('quotation'),
     phone: field.text("client's phone number"),
     mobile: field.text("client's mobile number"),
     email: field.text("client's e-mail address"),
