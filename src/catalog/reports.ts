@@ -588,6 +588,45 @@ export const REPORTS: readonly Report[] = [
     },
   },
   {
+    name: 'repeating_invoice_sends',
+    title: 'Invoices sent per repeating invoice',
+    description: 'per repeating invoice: the sent invoices that match it, their total and what is open',
+    orderBy: 'matched_invoice_count desc, repeating_invoice_id',
+    comment:
+      'Per repeating invoice, the sent invoices that match it: same client, same total including tax, sent on or after its initial date. The service records no link from a sent invoice to the repeating invoice that made it, so this is a match, not a link: an invoice sent by hand with the same client and total counts too.',
+    select: `
+      select r.id as repeating_invoice_id,
+             r.name as invoice_name,
+             r.clientnr as client_number,
+             client_display_name(r.company, r.contact) as client_name,
+             lower(r.frequency) as frequency,
+             r.totalintax as amount_per_invoice,
+             r.initialdate as initial_date,
+             count(i.id)::integer as matched_invoice_count,
+             max(i.sent) as last_sent_date,
+             coalesce(sum(i.totalintax), 0) as matched_total_incl_tax,
+             coalesce(sum(i.open) filter (where invoice_is_open(i.open, i.uncollectible)), 0) as open_amount
+        from repeating_invoices r
+        left join invoices i
+          on i.deleted_at is null and i.clientnr = r.clientnr and i.totalintax = r.totalintax
+             and i.sent >= r.initialdate
+       where r.deleted_at is null
+       group by r.id`,
+    columns: {
+      repeating_invoice_id: 'id of the repeating invoice',
+      invoice_name: 'name of the repeating invoice',
+      client_number: 'number of the client invoiced',
+      client_name: CLIENT_NAME_ON_DOCUMENT,
+      frequency: 'how often it is sent',
+      amount_per_invoice: 'total including tax of each invoice sent',
+      initial_date: 'date the first invoice is (or was) sent',
+      matched_invoice_count: 'sent invoices that match it (same client and total, sent since the initial date)',
+      last_sent_date: 'send date of the latest of them',
+      matched_total_incl_tax: 'their totals including tax',
+      open_amount: 'what of them is still to be paid',
+    },
+  },
+  {
     name: 'recent_changes',
     title: 'Recent changes',
     description: 'changes of the last 30 days per day and table (history)',

@@ -473,6 +473,37 @@ export function clientPaymentBehaviour(account: Account): Row[] {
   return orderBy(rows, { key: col('average_days_late'), desc: true, nullsFirst: false }, { key: col('client_number') });
 }
 
+export function repeatingInvoiceSends(account: Account): Row[] {
+  const rows = account.repeating_invoices.map((r) => {
+    const initial = day(r.initialdate);
+    const matched = account.invoices.filter(
+      (i) =>
+        int(i.clientnr) === int(r.clientnr) &&
+        text(i.totalintax) !== '' &&
+        text(r.totalintax) !== '' &&
+        cents(i.totalintax) === cents(r.totalintax) &&
+        initial !== null &&
+        day(i.sent) !== null &&
+        day(i.sent)! >= initial,
+    );
+    const sent = matched.map((i) => day(i.sent)!).sort();
+    return {
+      repeating_invoice_id: int(r.id),
+      invoice_name: text(r.name),
+      client_number: int(r.clientnr),
+      client_name: displayName(r.company, r.contact),
+      frequency: frequencyOf(r),
+      amount_per_invoice: cents(r.totalintax),
+      initial_date: initial,
+      matched_invoice_count: matched.length,
+      last_sent_date: sent.at(-1) ?? null,
+      matched_total_incl_tax: matched.reduce((total, i) => total + cents(i.totalintax), 0),
+      open_amount: matched.filter(invoiceIsOpen).reduce((total, i) => total + cents(i.open), 0),
+    };
+  });
+  return orderBy(rows, { key: col('matched_invoice_count'), desc: true }, { key: col('repeating_invoice_id') });
+}
+
 /** Columns holding money, compared in cents. */
 export const MONEY_COLUMNS = new Set([
   'total_incl_tax',
@@ -494,6 +525,7 @@ export const MONEY_COLUMNS = new Set([
   'open_amount',
   'invoiced_incl_tax',
   'open_invoice_amount',
+  'matched_total_incl_tax',
 ]);
 
 /** A row as read from the database, with money in cents and other numerics as numbers. */

@@ -63,6 +63,7 @@ const COMPUTED: Record<string, (account: Account, today: string) => Row[]> = {
   open_receivables: expected.openReceivables,
   receivables_aging: expected.receivablesAging,
   client_payment_behaviour: expected.clientPaymentBehaviour,
+  repeating_invoice_sends: expected.repeatingInvoiceSends,
 };
 
 async function expectReportsMatchAccount(): Promise<void> {
@@ -83,6 +84,14 @@ async function changesToday(): Promise<Map<string, Row>> {
 
 describe('reports on a backfilled mirror', () => {
   beforeAll(async () => {
+    // Two sent invoices that a repeating invoice made (same client and total, sent since its start).
+    const repeating = env.sandbox.store.list('repeating_invoices').find((r) => r.clientnr !== '0')!;
+    for (const invoice of env.sandbox.store.sentInvoices().slice(0, 2))
+      env.sandbox.store.setInvoiceWire(Number(invoice.id), {
+        clientnr: repeating.clientnr,
+        totalintax: repeating.totalintax,
+        sent: repeating.initialdate,
+      });
     // Make sure some stock is low but not out (the generator rarely makes one).
     const tracked = env.sandbox.store.list('products').filter((p) => p.stock_use === 'true' && Number(p.stock) > 5);
     env.sandbox.store.update('products', Number(tracked[0]!.id), { stock: 2.25 });
@@ -115,6 +124,7 @@ describe('reports on a backfilled mirror', () => {
     const sends = await report('upcoming_repeating_sends');
     expect(sends.some((row) => row.frequency === 'weekly')).toBe(true);
     expect((await report('saved_invoices_by_client')).some((row) => row.client_number === 0)).toBe(true);
+    expect((await report('repeating_invoice_sends'))[0]!.matched_invoice_count).toBeGreaterThanOrEqual(2);
     const buckets = (await report('receivables_aging')).map((row) => row.aging_bucket);
     expect(buckets).toEqual(['0-30', '31-60', '61-90', '90+']);
     const late = (await report('client_payment_behaviour')).map((row) => row.average_days_late as number | null);
