@@ -6,7 +6,7 @@
 //   npm run build && DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres node bench/sync.mjs
 //   options (environment): BENCH_PER_ENTITY=20000 BENCH_PAGE_SIZE=500 BENCH_NAIVE_RECORDS=10000
 //   BENCH_ROUNDS=5 (floor, backfill and resync are each measured this many times; medians are
-//   compared) BENCH_WRITERS=2
+//   compared) BENCH_WRITERS=2 BENCH_LATENCY_MS=0 (added by the sandbox to every answer)
 //
 // The sandbox runs in a child process (as `invoice-mirror sandbox`), and so does every measured
 // phase (`node bench/sync.mjs phase <name> <port>`): each starts from a fresh heap, so a phase's
@@ -34,6 +34,7 @@ const pageSize = Number(process.env.BENCH_PAGE_SIZE ?? 500);
 const naiveRecords = Number(process.env.BENCH_NAIVE_RECORDS ?? 10000);
 const writers = Number(process.env.BENCH_WRITERS ?? 2);
 const rounds = Number(process.env.BENCH_ROUNDS ?? 5);
+const latencyMs = Number(process.env.BENCH_LATENCY_MS ?? 0);
 const [, , command, phaseName, phasePort] = process.argv;
 const port = command === 'phase' ? Number(phasePort) : 4100 + Math.floor(Math.random() * 800);
 const cli = fileURLToPath(new URL('../dist/src/cli.js', import.meta.url));
@@ -41,7 +42,18 @@ const cli = fileURLToPath(new URL('../dist/src/cli.js', import.meta.url));
 async function startSandboxProcess() {
   const child = spawn(
     process.execPath,
-    [cli, 'sandbox', '--port', String(port), '--records', String(perEntity * 5), '--seed', '42'],
+    [
+      cli,
+      'sandbox',
+      '--port',
+      String(port),
+      '--records',
+      String(perEntity * 5),
+      '--seed',
+      '42',
+      '--latency',
+      String(latencyMs),
+    ],
     { stdio: ['ignore', 'pipe', 'inherit'] },
   );
   await new Promise((resolve, reject) => {
