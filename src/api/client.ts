@@ -305,8 +305,9 @@ export class InvoicingClient {
   async createInvoice(fields: Record<string, unknown>): Promise<{ id: number } | { invoicenr: string }> {
     const path = entityNamed('invoices').endpoint;
     const answer = await this.call({ method: 'POST', path, body: fields, idempotent: false });
+    const id = readId(answer.text, 'id');
+    if (id !== null) return { id };
     const text = answer.text.trim().replace(/^"(.*)"$/, '$1');
-    if (/^\d+$/.test(text) && Number(text) <= 2_147_483_647) return { id: Number(text) };
     if (text !== '' && text.length <= 64 && !/[\s<{]/.test(text)) return { invoicenr: text };
     throw new UnknownOutcomeError({
       operation: operationOf({ method: 'POST', path }),

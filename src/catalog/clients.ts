@@ -31,11 +31,7 @@ export const clients = defineEntity({
     top: field.int('term of payment in days'),
     stddiscount: field.num('standard discount percentage applied to every invoice of the client'), // typed integer, but a documented example sends a decimal
     mailintro: field.text('first line of the e-mail to the client'),
-    reference: field.reference([
-      "first reference line printed on the client's invoices",
-      'second reference line',
-      'third reference line',
-    ]),
+    reference: field.reference("the client's invoices"),
     notes: field.text('notes saved for the client'),
     notes_on_invoice: field.bool('print the notes on every invoice of the client'),
     active: field.bool('false for non-active clients (hidden in the web application)'),

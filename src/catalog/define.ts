@@ -53,7 +53,11 @@ export const field = {
   approval: scalar(w.approval, 'jsonb'),
   /** A nested map kept as the service sent it. */
   json: scalar(w.json, 'jsonb'),
-  reference: (docs: readonly [string, string, string]): ReferenceField => ({ wire: w.reference, reference: docs }),
+  /** `printedOn`: where the first line appears, e.g. "the invoice". */
+  reference: (printedOn: string): ReferenceField => ({
+    wire: w.reference,
+    reference: [`first reference line printed on ${printedOn}`, 'second reference line', 'third reference line'],
+  }),
   lines: (): LinesField => ({ wire: w.lines, lines: true }),
 };
 

@@ -16,8 +16,17 @@ import { quotations } from './quotations.js';
 import { repeatingInvoices } from './repeating-invoices.js';
 import { savedInvoices } from './saved-invoices.js';
 
-export { columnsOf, wireShape, type Column, type EntitySpec, type SqlType, type WireShape } from './define.js';
+export {
+  columnsOf,
+  wireShape,
+  type Column,
+  type EntitySpec,
+  type IncrementalSpec,
+  type SqlType,
+  type WireShape,
+} from './define.js';
 export { LINE_COLUMNS, type DocumentLinesTable } from './document-lines.js';
+export { FREQUENCIES } from './repeating-invoices.js';
 export { REPORTS, REPORT_FUNCTIONS, findReport, type Report } from './reports.js';
 export { MAX_DECIMAL, MAX_INTEGER, MIN_INTEGER, type Approval, type DocumentLine, type Reference } from './wire.js';
 
@@ -38,8 +47,11 @@ export function isEntityName(name: string): name is EntityName {
   return (ENTITY_NAMES as readonly string[]).includes(name);
 }
 
+/** By name, looked up once per record on the hot path (parsing reads the key field). */
+const BY_NAME = new Map<string, AnyEntity>(ENTITIES.map((entity) => [entity.name, entity]));
+
 export function entityNamed<Name extends EntityName>(name: Name): EntityOf<Name> {
-  const found = ENTITIES.find((entity) => entity.name === name);
+  const found = BY_NAME.get(name);
   if (!found) throw new Error(`unknown entity '${name}'`);
   return found as EntityOf<Name>;
 }

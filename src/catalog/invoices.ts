@@ -25,11 +25,7 @@ export const invoices = defineEntity({
     id: field.key('invoice id (not the invoice number)'),
     invoicenr_full: field.text('invoice number as printed, with any prefix'),
     invoicenr: field.text('invoice number (unique; may contain `/`)'),
-    reference: field.reference([
-      'first reference line printed on the invoice',
-      'second reference line',
-      'third reference line',
-    ]),
+    reference: field.reference('the invoice'),
     lines: field.lines(),
     profile,
     category: field.int('category id'),

@@ -14,11 +14,7 @@ export const quotations = defineEntity({
     sendmethod: field.lower('how it was sent: `mail`, `email`, `printcenter`; empty for a draft'),
     savename: field.text('name the quotation was saved under (your own reference)'),
     quotationreference: field.text('public reference printed on the quotation'),
-    reference: field.reference([
-      'first reference line printed on the quotation',
-      'second reference line',
-      'third reference line',
-    ]),
+    reference: field.reference('the quotation'),
     lines: field.lines(),
     profile,
     profile_name: field.text('name of the profile'),

@@ -2,6 +2,18 @@
 import { defineEntity, field } from './define.js';
 import { discountAndCondition, partyOn, profile } from './shared.js';
 
+/** How often a repeating invoice is sent (service-notes.md; compared case-insensitively). */
+export const FREQUENCIES = [
+  'weekly',
+  'biweekly',
+  'fourweekly',
+  'monthly',
+  'bimonthly',
+  'quarterly',
+  'halfyearly',
+  'yearly',
+] as const;
+
 export const repeatingInvoices = defineEntity({
   name: 'repeating_invoices',
   label: 'repeating invoice',
@@ -12,11 +24,7 @@ export const repeatingInvoices = defineEntity({
   fields: {
     id: field.key('repeating invoice id'),
     name: field.text('name of the repeating invoice'),
-    reference: field.reference([
-      'first reference line printed on the invoices',
-      'second reference line',
-      'third reference line',
-    ]),
+    reference: field.reference('the invoices'),
     lines: field.lines(),
     profile,
     ...discountAndCondition,
@@ -29,9 +37,7 @@ export const repeatingInvoices = defineEntity({
     finalsenddate: field.date(
       'date the last invoice is sent (after it the repeating invoice is deleted); empty: no end',
     ),
-    frequency: field.lower(
-      '`weekly`, `biweekly`, `fourweekly`, `monthly`, `bimonthly`, `quarterly`, `halfyearly`, `yearly`',
-    ),
+    frequency: field.lower(FREQUENCIES.map((frequency) => `\`${frequency}\``).join(', ')),
     repeattype: field.lower('`auto`: the service sends each invoice; `manual`: someone sends it'),
     email: field.text('address the invoices are e-mailed to'),
   },

@@ -12,11 +12,7 @@ export const savedInvoices = defineEntity({
   fields: {
     id: field.key('saved invoice id'),
     name: field.text('unique name of the invoice (may contain `/`)'),
-    reference: field.reference([
-      'first reference line printed on the invoice',
-      'second reference line',
-      'third reference line',
-    ]),
+    reference: field.reference('the invoice'),
     lines: field.lines(),
     profile,
     ...discountAndCondition,

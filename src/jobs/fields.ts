@@ -5,6 +5,7 @@
  * the forms the service accepts (booleans as true/"true"/1, numbers as numbers or digit strings).
  */
 import { z } from 'zod';
+import { FREQUENCIES } from '../catalog/index.js';
 
 const text = (max?: number) => (max === undefined ? z.string() : z.string().max(max, `at most ${max} characters`));
 const intLike = z.union([z.int(), z.string().regex(/^-?\d+$/, 'must be a whole number')], 'must be a whole number');
@@ -109,17 +110,6 @@ export const quotationFields = z.strictObject({
   notes: text().optional(),
   convert_prices_to_euro: flag.optional(),
 });
-
-const FREQUENCIES = [
-  'weekly',
-  'biweekly',
-  'fourweekly',
-  'monthly',
-  'bimonthly',
-  'quarterly',
-  'halfyearly',
-  'yearly',
-] as const;
 
 /**
  * A new invoice (`POST /invoices`, service-notes.md): `send` sends it at once (with `sendmethod`),

@@ -11,6 +11,7 @@ import {
   type Column,
   type DocumentType,
   type EntityName,
+  type IncrementalSpec,
 } from '../catalog/index.js';
 
 /** A record as the client read it: typed fields under their spec names plus `raw`, its text and issues. */
@@ -28,6 +29,8 @@ export interface EntityDefinition {
   typedColumns: readonly Column[];
   /** Set for documents whose `lines` go to `document_lines`. */
   documentType?: DocumentType;
+  /** Set for entities pulled incrementally (see incremental.ts). */
+  incremental?: IncrementalSpec;
 }
 
 /** In pull order (the catalogue's). */
@@ -40,6 +43,7 @@ export const DEFINITIONS: readonly EntityDefinition[] = ENTITIES.map((entity) =>
     textColumns: columns.filter((c) => c.type === 'text'),
     typedColumns: columns.filter((c) => c.type !== 'text' && c.name !== entity.key),
     documentType: 'documentType' in entity ? entity.documentType : undefined,
+    incremental: 'incremental' in entity ? entity.incremental : undefined,
   };
 });
 

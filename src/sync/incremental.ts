@@ -11,7 +11,7 @@
  * is older than the reconcile interval, and when a single read could not find a record.
  */
 import { sql, type Kysely } from 'kysely';
-import type { EntitySpec } from '../catalog/index.js';
+import type { IncrementalSpec } from '../catalog/index.js';
 import type { Database } from '../db/index.js';
 
 /** Days the `since` date stays behind the last pull: the service's calendar may be a day ahead of ours, and sends are dated when they are made. */
@@ -19,12 +19,19 @@ export const SINCE_MARGIN_DAYS = 3;
 
 export const DEFAULT_RECONCILE_HOURS = 24;
 
+/** What these steps read of an entity (the sync engine's EntityDefinition has it). */
+interface Described {
+  name: string;
+  key: string;
+  incremental?: IncrementalSpec;
+}
+
 export type PullPlan = { mode: 'full'; reason: string } | { mode: 'incremental'; since: string };
 
 /** Whether this pull of the entity lists everything or only what can have changed. */
 export async function planPull(
   db: Kysely<Database>,
-  entity: Pick<EntitySpec, 'name' | 'incremental'>,
+  entity: Described,
   wanted: { full: boolean; reconcileAfterHours: number },
 ): Promise<PullPlan> {
   if (!entity.incremental) return { mode: 'full', reason: 'not incremental' };
@@ -43,7 +50,7 @@ export async function planPull(
 }
 
 /** The lists a pull reads, as each list's query parameters. */
-export function listsOf(entity: Pick<EntitySpec, 'incremental'>, plan: PullPlan): Readonly<Record<string, string>>[] {
+export function listsOf(entity: Described, plan: PullPlan): Readonly<Record<string, string>>[] {
   if (plan.mode === 'full' || !entity.incremental) return [{}];
   return [{ [entity.incremental.sinceParameter]: plan.since }, entity.incremental.changingFilter];
 }
@@ -51,7 +58,7 @@ export function listsOf(entity: Pick<EntitySpec, 'incremental'>, plan: PullPlan)
 /** Keys of the live records the mirror holds as still changing that the lists did not have. */
 export async function changingNotListed(
   db: Kysely<Database>,
-  entity: Pick<EntitySpec, 'name' | 'key' | 'incremental'>,
+  entity: Described,
   listed: ReadonlySet<number>,
 ): Promise<number[]> {
   if (!entity.incremental) return [];
@@ -67,10 +74,7 @@ export async function changingNotListed(
  * own calendar, which may differ from ours; never later than today), less the margin. Null when
  * the entity is not incremental or holds nothing yet.
  */
-async function nextSince(
-  db: Kysely<Database>,
-  entity: Pick<EntitySpec, 'name' | 'incremental'>,
-): Promise<string | null> {
+async function nextSince(db: Kysely<Database>, entity: Described): Promise<string | null> {
   if (!entity.incremental) return null;
   const { rows } = await sql<{ since: string | null }>`
     select (least(max(${sql.ref(entity.incremental.sinceColumn)}), current_date) - ${sql.lit(SINCE_MARGIN_DAYS)})::text as since
@@ -85,7 +89,7 @@ async function nextSince(
  */
 export async function recordCompletePull(
   db: Kysely<Database>,
-  entity: Pick<EntitySpec, 'name' | 'incremental'>,
+  entity: Described,
   runId: number,
   plan: PullPlan,
   reconcileNext: boolean,

@@ -19,15 +19,7 @@ import {
   type InvoicingClient,
   type ValueIssue,
 } from '../api/index.js';
-
-import {
-  ENTITY_NAMES,
-  entityNamed,
-  MAX_INTEGER,
-  type EntityName,
-  type EntitySpec,
-  type SingleReadEntity,
-} from '../catalog/index.js';
+import { ENTITY_NAMES, MAX_INTEGER, type EntityName, type SingleReadEntity } from '../catalog/index.js';
 import {
   closeOrphanedRuns,
   closeRunIfRunning,
@@ -332,13 +324,12 @@ async function pullEntity(
     empty: boolean;
   }>`select not exists (select 1 from ${sql.table(entity)}) as empty`.execute(db);
   const tableWasEmpty = emptiness[0]!.empty;
-  const spec: EntitySpec = entityNamed(entity);
-  const plan = await planPull(db, spec, {
+  const plan = await planPull(db, definition, {
     full: options.kind === 'backfill' || options.full === true,
     reconcileAfterHours: deps.reconcileAfterHours ?? DEFAULT_RECONCILE_HOURS,
   });
   if (plan.mode === 'incremental') outcome.incremental = true;
-  else if (spec.incremental) log.info({ entity, reason: plan.reason }, 'full, reconciling pull');
+  else if (definition.incremental) log.info({ entity, reason: plan.reason }, 'full, reconciling pull');
   // An incremental pull needs the keys it saw (to know which records to read one by one) even
   // into an empty table.
   const trackSeen = !tableWasEmpty || plan.mode === 'incremental';
@@ -400,7 +391,7 @@ async function pullEntity(
   const streams: ReturnType<typeof listOf>[] = [];
   let unresolved = 0;
   try {
-    for (const filters of listsOf(spec, plan)) {
+    for (const filters of listsOf(definition, plan)) {
       const stream = listOf(filters);
       streams.push(stream);
       for await (const page of stream) {
@@ -432,28 +423,29 @@ async function pullEntity(
     }
     if (plan.mode === 'incremental' && !stoppedEarly && streams.every((s) => s.complete)) {
       // What the mirror holds as open and neither list had: paid, written off or deleted since.
-      for (const key of await changingNotListed(db, spec, seen)) {
-        let read: ReadEntityRecord;
+      // Read one by one, then written as one page.
+      const reads: ReadEntityRecord[] = [];
+      for (const key of await changingNotListed(db, definition, seen)) {
+        if (options.signal?.aborted) {
+          stoppedEarly = true;
+          break;
+        }
         try {
-          read = (await deps.client.read(entity as SingleReadEntity, key)) as unknown as ReadEntityRecord;
+          reads.push((await deps.client.read(entity as SingleReadEntity, key)) as unknown as ReadEntityRecord);
         } catch (error) {
           if (!(error instanceof NotFoundError)) throw error;
           // One missing record is not proof enough of a delete: the next pull, a full one, decides.
           unresolved++;
           log.warn({ entity, id: key }, 'held as open in the mirror, but not found upstream; the next pull reconciles');
-          continue;
         }
-        outcome.fetched++;
-        if (read.issues.length > 0) pendingIssues.push(...read.issues);
-        const identity = identify(definition, read);
-        seen.add(identity.key);
-        const needed = await keysToMerge(writer.db, definition, [identity]);
-        await writer.write(stage([read], [identity], needed));
+      }
+      if (reads.length > 0) {
+        outcome.fetched += reads.length;
+        for (const read of reads) if (read.issues.length > 0) pendingIssues.push(...read.issues);
+        const identities = reads.map((read) => identify(definition, read));
+        for (const identity of identities) seen.add(identity.key);
+        await writer.write(stage(reads, identities, await keysToMerge(writer.db, definition, identities)));
         await flushIssues();
-        if (options.signal?.aborted) {
-          stoppedEarly = true;
-          break;
-        }
       }
     }
     await writer.finish();
@@ -474,7 +466,7 @@ async function pullEntity(
   if (listComplete && unidentified === 0 && plan.mode === 'incremental') {
     // Only what can have changed was read: nothing is swept, and issues of records not read stay.
     await touchSeen(db, definition, seen, LAST_SEEN_RESOLUTION_HOURS);
-    await recordCompletePull(db, spec, runId, plan, unresolved > 0);
+    await recordCompletePull(db, definition, runId, plan, unresolved > 0);
     outcome.complete = outcome.rejected === 0 && unresolved === 0;
   } else if (listComplete && unidentified === 0) {
     // A table that was empty when the pull began holds only rows written during the pull (by it,
@@ -495,7 +487,7 @@ async function pullEntity(
       await touchSeen(db, definition, seen, LAST_SEEN_RESOLUTION_HOURS);
     }
     await resolveIssues(db, entity, runId);
-    await recordCompletePull(db, spec, runId, plan, false);
+    await recordCompletePull(db, definition, runId, plan, false);
     outcome.complete = outcome.held === 0 && outcome.rejected === 0;
   }
   if (!outcome.error) {
