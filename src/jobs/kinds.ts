@@ -525,11 +525,23 @@ export const KINDS = {
     async run(ctx, p) {
       const created = await ctx.api.createInvoice(p.invoice);
       const entity = CREATED_BY_ACTION[p.invoice.action];
-      // A sent invoice may be answered by its number: its id is what the mirror keys it by.
-      const id = 'id' in created ? created.id : (await ctx.api.getInvoice(created.invoicenr)).id;
+      if ('id' in created)
+        return { result: { id: created.id, action: p.invoice.action }, touched: [target(entity, created.id)] };
+      // A sent invoice answered by its number: its id is what the mirror keys it by. The invoice
+      // exists now, so a failed read must not fail the job (a retry would create it again).
+      const id = await ctx.api.getInvoice(created.invoicenr).then(
+        (invoice) => invoice.id,
+        (error: unknown) => {
+          ctx.log.warn(
+            { invoicenr: created.invoicenr, error: errorMessage(error) },
+            'created; the next sync brings it',
+          );
+          return null;
+        },
+      );
       return {
-        result: { id, action: p.invoice.action, ...('invoicenr' in created ? { invoicenr: created.invoicenr } : {}) },
-        touched: [target(entity, id)],
+        result: { id, action: p.invoice.action, invoicenr: created.invoicenr },
+        touched: id === null ? [] : [target(entity, id)],
       };
     },
   }),

@@ -36,12 +36,15 @@ export async function planPull(
 ): Promise<PullPlan> {
   if (!entity.incremental) return { mode: 'full', reason: 'not incremental' };
   if (wanted.full) return { mode: 'full', reason: 'asked for' };
-  const { rows } = await sql<{ since: string | null; age_hours: number | null }>`
+  const { rows } = await sql<{ since: string | null; age_hours: number | null; held: boolean }>`
     select since_cursor::text as since,
-           extract(epoch from now() - last_complete_at)::float8 / 3600 as age_hours
+           extract(epoch from now() - last_complete_at)::float8 / 3600 as age_hours,
+           exists (select 1 from held_deletes h where h.entity = ${entity.name}) as held
       from entity_pulls where entity = ${entity.name}`.execute(db);
   const pulled = rows[0];
   if (!pulled || pulled.age_hours === null) return { mode: 'full', reason: 'never pulled in full' };
+  // Held deletes are judged again only by a full pull; until then no run may say it succeeded.
+  if (pulled.held) return { mode: 'full', reason: 'deletes are held' };
   if (pulled.since === null)
     return { mode: 'full', reason: 'nothing to list from: no invoices yet, or records to reconcile' };
   if (pulled.age_hours >= wanted.reconcileAfterHours)
@@ -53,6 +56,18 @@ export async function planPull(
 export function listsOf(entity: Described, plan: PullPlan): Readonly<Record<string, string>>[] {
   if (plan.mode === 'full' || !entity.incremental) return [{}];
   return [{ [entity.incremental.sinceParameter]: plan.since }, entity.incremental.changingFilter];
+}
+
+/**
+ * Values of the entity stored other than as sent by an earlier pull and not met by this one. An
+ * incremental pull does not read every record again, so it cannot clear them: while any remain,
+ * it is not complete.
+ */
+export async function earlierIssues(db: Kysely<Database>, entity: string, runId: number): Promise<number> {
+  const { rows } = await sql<{ n: number }>`
+    select count(*)::int as n from rejected_values
+     where entity = ${entity} and last_run_id is distinct from ${runId}`.execute(db);
+  return rows[0]?.n ?? 0;
 }
 
 /** Keys of the live records the mirror holds as still changing that the lists did not have. */

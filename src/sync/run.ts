@@ -42,7 +42,14 @@ import {
   type RecordIdentity,
   type StagedRow,
 } from './entities.js';
-import { changingNotListed, DEFAULT_RECONCILE_HOURS, listsOf, planPull, recordCompletePull } from './incremental.js';
+import {
+  changingNotListed,
+  DEFAULT_RECONCILE_HOURS,
+  listsOf,
+  earlierIssues,
+  planPull,
+  recordCompletePull,
+} from './incremental.js';
 import { keysToMerge, preparePage, touchSeen, type PreparedPage } from './merge.js';
 import { PageWriter } from './page-writer.js';
 import { recordIssues, resolveIssues } from './rejected.js';
@@ -390,6 +397,7 @@ async function pullEntity(
   let stoppedEarly = false;
   const streams: ReturnType<typeof listOf>[] = [];
   let unresolved = 0;
+  let issuesBefore = 0;
   try {
     for (const filters of listsOf(definition, plan)) {
       const stream = listOf(filters);
@@ -467,7 +475,8 @@ async function pullEntity(
     // Only what can have changed was read: nothing is swept, and issues of records not read stay.
     await touchSeen(db, definition, seen, LAST_SEEN_RESOLUTION_HOURS);
     await recordCompletePull(db, definition, runId, plan, unresolved > 0);
-    outcome.complete = outcome.rejected === 0 && unresolved === 0;
+    issuesBefore = await earlierIssues(db, entity, runId);
+    outcome.complete = outcome.rejected === 0 && issuesBefore === 0 && unresolved === 0;
   } else if (listComplete && unidentified === 0) {
     // A table that was empty when the pull began holds only rows written during the pull (by it,
     // or by a job's refresh): the sweep is for older rows, and every `last_seen_at` is fresh. So
@@ -503,6 +512,10 @@ async function pullEntity(
       );
     if (outcome.rejected > 0)
       problems.push(`${outcome.rejected} value(s) not stored as sent (see invoice-mirror status)`);
+    if (issuesBefore > 0)
+      problems.push(
+        `${issuesBefore} value(s) stored other than as sent by an earlier pull (see invoice-mirror status); the next full pull reads them again`,
+      );
     if (unresolved > 0)
       problems.push(
         `${unresolved} record(s) the mirror holds as open were not found upstream; they stay until the next pull, a full one, confirms`,

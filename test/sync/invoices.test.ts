@@ -203,6 +203,43 @@ describe('invoices: incremental pulls', () => {
     expect((await pull()).entities.invoices!.incremental).toBe(true);
   });
 
+  it('while deletes are held the next pull of invoices is a full one, which confirms them', async () => {
+    const paid = env.sandbox.store.sentInvoices().filter((i) => i.open === '0' && i.paiddate !== '');
+    for (const invoice of paid.slice(0, 60)) env.sandbox.store.deleteInvoice(Number(invoice.id));
+    const holding = await pull({ full: true });
+    expect(holding.status).not.toBe('succeeded');
+    expect(holding.entities.invoices).toMatchObject({ held: 60, deleted: 0 });
+    // An incremental pull could not judge them and would say it succeeded: the next one is full.
+    const confirming = await pull();
+    expect(confirming.entities.invoices!.incremental).toBeUndefined();
+    expect(confirming.status).toBe('succeeded');
+    expect(confirming.entities.invoices).toMatchObject({ deleted: 60, held: 0 });
+    await expectMirrorEqualsSandbox();
+    const after = await pull();
+    expect(after.entities.invoices!.incremental).toBe(true);
+    expect(after.status).toBe('succeeded');
+  });
+
+  it('a value stored other than as sent keeps incremental pulls from saying they succeeded until a full pull reads it again', async () => {
+    const closed = env.sandbox.store.sentInvoices().find((i) => i.open === '0' && i.paiddate !== '')!;
+    env.sandbox.store.setInvoiceWire(Number(closed.id), { paiddate: '2026-02-30' });
+    const full = await pull({ full: true });
+    expect(full.status).not.toBe('succeeded');
+    expect(full.entities.invoices!.rejected).toBe(1);
+    const incremental = await pull();
+    expect(incremental.entities.invoices!.incremental).toBe(true);
+    expect(incremental.status).not.toBe('succeeded');
+    expect(incremental.error).toContain('1 value(s) stored other than as sent by an earlier pull');
+
+    env.sandbox.store.setInvoiceWire(Number(closed.id), { paiddate: '2026-02-27' });
+    expect((await pull()).status).not.toBe('succeeded'); // the invoice is closed: only a full pull reads it
+    expect((await pull({ full: true })).status).toBe('succeeded');
+    await expectMirrorEqualsSandbox();
+    const clean = await pull();
+    expect(clean.entities.invoices!.incremental).toBe(true);
+    expect(clean.status).toBe('succeeded');
+  });
+
   it('a failed incremental pull does not move the cursor on', async () => {
     const before = await sql<{ since: string }>`
       select since_cursor::text as since from entity_pulls where entity = 'invoices'`.execute(db());
