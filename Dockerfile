@@ -10,5 +10,5 @@ COPY migrations ./migrations
 # embedded PostgreSQL binaries (optional dependencies): in a container the database is DATABASE_URL.
 RUN npm ci --no-audit --no-fund && npm prune --omit=dev --omit=optional --no-audit --no-fund
 USER node
-ENTRYPOINT ["node", "dist/src/cli.js"]
+ENTRYPOINT ["node", "dist/cli/cli.js"]
 CMD ["daemon"]

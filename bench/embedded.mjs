@@ -3,7 +3,7 @@
 // plus `--version`, `--help` and `status` start-up. Every command runs as the user would run it,
 // in a process of its own, with no DATABASE_URL and a fresh EMBEDDED_DB_DIR.
 //
-//   npm run build && node bench/embedded.mjs [path/to/dist/src/cli.js]
+//   npm run build && node bench/embedded.mjs [path/to/dist/cli/cli.js]
 //   options (environment): BENCH_RECORDS=20000 (the backfill's sandbox) BENCH_ROUNDS=3
 //
 // Peak memory is sampled every 50 ms from /proc (Linux only): the command's own RSS, and the
@@ -16,7 +16,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const cli = resolve(process.argv[2] ?? fileURLToPath(new URL('../dist/src/cli.js', import.meta.url)));
+const cli = resolve(process.argv[2] ?? fileURLToPath(new URL('../dist/cli/cli.js', import.meta.url)));
 const records = Number(process.env.BENCH_RECORDS ?? 20000);
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
 

@@ -15,7 +15,7 @@ const databaseUrl = process.env.DATABASE_URL;
 if (!databaseUrl)
   throw new Error('set DATABASE_URL to a Postgres this benchmark may write the schema bench_invoices to');
 const invoices = Number(process.env.BENCH_INVOICES ?? 10_000);
-const pageSize = Number(process.env.BENCH_PAGE_SIZE ?? 250);
+const pageSize = Number(process.env.BENCH_PAGE_SIZE ?? 500);
 const latencyMs = Number(process.env.BENCH_LATENCY_MS ?? 0);
 setLogLevel('error');
 

@@ -37,7 +37,7 @@ const rounds = Number(process.env.BENCH_ROUNDS ?? 5);
 const latencyMs = Number(process.env.BENCH_LATENCY_MS ?? 0);
 const [, , command, phaseName, phasePort] = process.argv;
 const port = command === 'phase' ? Number(phasePort) : 4100 + Math.floor(Math.random() * 800);
-const cli = fileURLToPath(new URL('../dist/src/cli.js', import.meta.url));
+const cli = fileURLToPath(new URL('../dist/cli/cli.js', import.meta.url));
 
 async function startSandboxProcess() {
   const child = spawn(

@@ -6,12 +6,12 @@ import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const target = join(root, 'dist', 'src', 'cli.js');
+const target = join(root, 'dist', 'cli', 'cli.js');
 const binDir = join(root, 'node_modules', '.bin');
 const link = join(binDir, 'invoice-mirror');
 
 if (!existsSync(target)) {
-  console.error('link-bin: dist/src/cli.js is missing; run the build first');
+  console.error('link-bin: dist/cli/cli.js is missing; run the build first');
   process.exit(1);
 }
 chmodSync(target, 0o755);

@@ -15,7 +15,7 @@ const { run } = await import('./program.js');
 await run(packageVersion());
 
 function packageVersion(): string {
-  // dist/src/cli.js and src/cli.ts sit at different depths below package.json.
+  // dist/cli/cli.js (the bundle), dist/src/cli.js and src/cli.ts sit at different depths below package.json.
   for (const path of ['../package.json', '../../package.json']) {
     try {
       const pkg = JSON.parse(readFileSync(new URL(path, import.meta.url), 'utf8')) as {

@@ -132,7 +132,7 @@ export const settingsSchema = z.object({
   ),
   HEALTH_HOST: z.preprocess(blankToUndefined, z.string().default('127.0.0.1')),
   HEALTH_PORT: integer('HEALTH_PORT', 0, 65535, 9464),
-  PAGE_SIZE: integer('PAGE_SIZE', 1, 10000, 250),
+  PAGE_SIZE: integer('PAGE_SIZE', 1, 10000, 500),
   REQUESTS_PER_HOUR: integer('REQUESTS_PER_HOUR', 0, 1_000_000, 1000),
   REQUEST_TIMEOUT_MS: integer('REQUEST_TIMEOUT_MS', 100, 600_000, 30_000),
   SEND_MS_PER_INVOICE: integer('SEND_MS_PER_INVOICE', 0, 60_000, 1500),

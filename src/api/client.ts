@@ -7,8 +7,8 @@ import type { Logger } from 'pino';
 import { logger as defaultLogger } from '../log.js';
 import { MalformedRecordError, NotFoundError, ServerError, UnknownOutcomeError } from './errors.js';
 import { HttpCore, operationOf, type Method, type RequestSpec } from './http.js';
-import { PagedList, type PageStream, type PagingOptions } from './paging.js';
-import { readListText, singleValueText, WireList, wireItem, type WireItem } from './json-split.js';
+import { PagedList, type ListAnswer, type PageStream, type PagingOptions } from './paging.js';
+import { readListText, singleValueText, WireList, wireItem } from './json-split.js';
 import { entityNamed, type EntityName, type SingleReadEntity } from '../catalog/index.js';
 import {
   readRecord,
@@ -27,7 +27,7 @@ export interface ClientOptions {
   baseUrl: string;
   user: string;
   apiKey: string;
-  /** Records per list request (`count`), default 250. */
+  /** Records per list request (`count`), default 500 (bench/perf.mjs: half the requests of 250 for 12 % less time, peak RSS under 200 MB). */
   pageSize?: number;
   /** Local budget of requests per rolling hour, default 1000; 0 = no local budget. */
   requestsPerHour?: number;
@@ -69,7 +69,7 @@ export type QuotationStatus = 'progress' | 'completed' | 'billable' | 'declined'
 export const MAX_SEND_IDS = 10;
 
 const DEFAULTS = {
-  pageSize: 250,
+  pageSize: 500,
   requestsPerHour: 1000,
   timeoutMs: 30_000,
   sendMsPerInvoice: 1_500,
@@ -425,7 +425,7 @@ export class InvoicingClient {
     const filterQuery = Object.entries(filters)
       .map(([name, value]) => `${encodeURIComponent(name)}=${encodeURIComponent(value)}&`)
       .join('');
-    return async (count: number, start: number): Promise<WireItem[]> => {
+    return async (count: number, start: number, onWritten?: () => void): Promise<ListAnswer> => {
       const pagePath = `${path}?${filterQuery}count=${Number.isFinite(count) ? count : -1}&start=${start}`;
       const answer = await this.call({
         method: 'GET',
@@ -434,6 +434,7 @@ export class InvoicingClient {
         json: true,
         parse: readListText,
         wait,
+        onWritten,
       });
       return asList(answer.json, operationOf({ method: 'GET', path: pagePath }));
     };
@@ -535,8 +536,20 @@ function isObject(value: unknown): value is Record<string, unknown> {
 }
 
 /** Lists are bare arrays; tolerate a one-key wrapper and PHP's keyed-object form too. */
-function asList(json: unknown, operation: string): WireItem[] {
-  if (json instanceof WireList) return json.items;
+function asList(json: unknown, operation: string): ListAnswer {
+  if (json instanceof WireList)
+    return {
+      length: json.length,
+      firstText: json.firstText,
+      items: () => {
+        try {
+          return json.items();
+        } catch (cause) {
+          const detail = `the answer is not valid JSON (${(cause as Error).message})`;
+          throw new ServerError({ operation, status: 200, detail, cause });
+        }
+      },
+    };
   const items = (() => {
     if (Array.isArray(json)) return json;
     if (isObject(json)) {
@@ -548,7 +561,8 @@ function asList(json: unknown, operation: string): WireItem[] {
   })();
   if (items === null) throw new ServerError({ operation, status: 200, detail: 'expected a list in the answer' });
   // Not a plain array, so the elements' own texts are not known: they are serialized again.
-  return items.map((item) => wireItem(item));
+  const wireItems = items.map((item) => wireItem(item));
+  return { length: wireItems.length, firstText: wireItems[0]?.text, items: () => wireItems };
 }
 
 /** A single read is `{"client": {...}}`; unwrap the one value. A list (or empty answer) means not found. */

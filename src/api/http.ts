@@ -5,6 +5,7 @@
  * (one in flight, budget, slow-down, quota pause).
  */
 import { Pool } from 'undici';
+import { subscribe } from 'node:diagnostics_channel';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import { registerSecret } from '../log.js';
@@ -60,6 +61,8 @@ export interface RequestSpec {
   deadlineMs?: number;
   /** false: refuse at once with RateLimitedError instead of waiting for a quota pause or budget. */
   wait?: boolean;
+  /** Called when the request has been written to the socket (see `whenWritten`). */
+  onWritten?: () => void;
 }
 
 export interface HttpAnswer {
@@ -70,6 +73,24 @@ export interface HttpAnswer {
   body?: Buffer;
   contentType?: string;
 }
+
+/**
+ * undici writes a request on a reused keep-alive socket only after a turn or two of the event
+ * loop (it first checks that the server has not closed the socket), so a caller that starts a
+ * request and then computes for a while delays the request by that long. A caller that wants
+ * the request on its way first waits for `onWritten`, which undici's documented diagnostics
+ * channel `undici:client:sendHeaders` tells. Keyed by origin and path: one request in flight
+ * per account, and a callback fired for another one only costs a little overlap.
+ */
+const onWrittenByTarget = new Map<string, () => void>();
+subscribe('undici:client:sendHeaders', (message) => {
+  const { request } = message as { request: { origin?: unknown; path?: unknown } };
+  const target = `${String(request.origin)}${String(request.path)}`;
+  const onWritten = onWrittenByTarget.get(target);
+  if (!onWritten) return;
+  onWrittenByTarget.delete(target);
+  onWritten();
+});
 
 const MAX_BACKOFF_MS = 30_000;
 const HOUR_MS = 3_600_000;
@@ -96,6 +117,7 @@ export class HttpCore {
   readonly gate: AccountGate;
   requestsMade = 0;
   private readonly pool: Pool;
+  private readonly origin: string;
   private readonly basePath: string;
   private readonly authorization: string;
   private readonly account: string;
@@ -103,6 +125,7 @@ export class HttpCore {
 
   constructor(readonly options: HttpOptions) {
     const url = new URL(options.baseUrl);
+    this.origin = url.origin;
     this.basePath = url.pathname.replace(/\/+$/, '');
     const token = Buffer.from(`${options.user}:${options.apiKey}`).toString('base64');
     this.authorization = `Basic ${token}`;
@@ -239,6 +262,7 @@ export class HttpCore {
     const deadline = spec.deadlineMs ?? this.options.timeoutMs;
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(), deadline);
+    const target = `${this.origin}${this.basePath}${spec.path}`;
     const headers: Record<string, string> = {
       authorization: this.authorization,
       accept: 'application/json',
@@ -250,6 +274,7 @@ export class HttpCore {
       headers['content-type'] = 'application/json';
     }
     try {
+      if (spec.onWritten) onWrittenByTarget.set(target, spec.onWritten);
       const res = await this.pool.request({
         path: this.basePath + spec.path,
         method: spec.method,
@@ -288,6 +313,7 @@ export class HttpCore {
       return { kind: 'dropped', detail: `connection dropped (${code || (cause as Error).message})`, cause };
     } finally {
       clearTimeout(timer);
+      if (onWrittenByTarget.get(target) === spec.onWritten) onWrittenByTarget.delete(target);
     }
   }
 }

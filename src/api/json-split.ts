@@ -160,26 +160,46 @@ export function wireItem(value: unknown, text = JSON.stringify(value) ?? 'null')
   return { value: JSON.parse(repairedText) as unknown, text: repairedText, repaired };
 }
 
-/** A list answer whose elements keep their own texts (see `readListText`). */
+/**
+ * A list answer split into its elements' texts (see `readListText`). The elements are parsed
+ * when first asked for, so that a pager can send the next request first and parse while it
+ * travels; an element that is not JSON is then reported by `items()`.
+ */
 export class WireList {
-  constructor(readonly items: WireItem[]) {}
+  private parsed: WireItem[] | undefined;
+
+  constructor(private readonly texts: readonly string[]) {}
+
+  /** Elements in the answer. */
+  get length(): number {
+    return this.texts.length;
+  }
+
+  /** The first element's text, as received (a service that repeats a page repeats it too). */
+  get firstText(): string | undefined {
+    return this.texts[0];
+  }
+
+  /** The elements, parsed (once); throws SyntaxError when one is not JSON. */
+  items(): WireItem[] {
+    this.parsed ??= this.texts.map((text) =>
+      MAYBE_UNSTORABLE.test(text)
+        ? wireItem(JSON.parse(text), text)
+        : { value: JSON.parse(text), text, repaired: null },
+    );
+    return this.parsed;
+  }
 }
 
 /**
  * JSON.parse for a list answer that keeps each element's own text (the record "as received",
- * hashed to tell an unchanged record from a changed one without serializing it again).
- * Parsing the elements one by one costs about what parsing the whole array does. An answer that
- * is not a plain array (a wrapped or keyed list) is parsed whole and returned as it is.
+ * hashed to tell an unchanged record from a changed one without serializing it again). A plain
+ * array is only split here (WireList parses its elements when asked); an answer that is not a
+ * plain array (a wrapped or keyed list) is parsed whole and returned as it is.
  */
 export function readListText(text: string): WireList | unknown {
   const parts = splitJsonArray(text);
-  if (parts === null) return JSON.parse(text);
-  const mayNeedRepair = MAYBE_UNSTORABLE.test(text);
-  return new WireList(
-    parts.map((part) =>
-      mayNeedRepair ? wireItem(JSON.parse(part), part) : { value: JSON.parse(part), text: part, repaired: null },
-    ),
-  );
+  return parts === null ? JSON.parse(text) : new WireList(parts);
 }
 
 /**

@@ -34,8 +34,16 @@ export interface PageStream<T> extends AsyncIterable<Page<T>> {
   readonly warnings: string[];
 }
 
-/** Fetches one page: the elements the service answered for `count`/`start`. */
-export type PageFetcher = (count: number, start: number) => Promise<WireItem[]>;
+/** One answer of a list: how many elements it holds, and the elements (parsed when asked for). */
+export interface ListAnswer {
+  readonly length: number;
+  /** The first element's text as received (to notice a page answered again without parsing it). */
+  readonly firstText: string | undefined;
+  items(): WireItem[];
+}
+
+/** Fetches one page for `count`/`start`; calls `onWritten` once the request is on its way. */
+export type PageFetcher = (count: number, start: number, onWritten?: () => void) => Promise<ListAnswer>;
 
 /** Turns the elements of one page into records (and the ones skipped). */
 export type PageParser<T> = (items: WireItem[]) => { records: ReadRecord<T>[]; skipped: ValueIssue[] };
@@ -95,76 +103,110 @@ export class PagedList<T> implements PageStream<T> {
     const known = this.options.knownCap;
     let count = known && known > 0 && known < this.pageSize ? known : this.pageSize;
     let previousIds = new Set<string>();
+    let previousFirstText: string | undefined;
     let firstReceived = 0;
     let shortPage: number | null = null;
     let capReported = false;
     let start = 0;
-    for (;;) {
-      const items = await this.fetchPage(count, start);
-      const received = items.length;
-      if (received === 0) break;
+    let next: Promise<ListAnswer> | undefined;
+    try {
+      for (;;) {
+        const answer = await (next ?? this.fetchPage(count, start));
+        next = undefined;
+        const received = answer.length;
+        if (received === 0) break;
+        const pageStart = start;
+        if (pageStart === 0) firstReceived = received;
+        // A short page, then more records: the service caps `count` at what the short page held
+        // (said below, once this page is known not to be a repeat).
+        const cap = shortPage !== null && !capReported ? shortPage : null;
+        const askedFor = count;
+        if (cap !== null) count = cap;
+        shortPage = received < count ? received : null;
+        start += received;
 
-      const ids = new Set<string>();
-      let repeated = 0;
-      for (const item of items) {
-        const id = idOf(item.value, this.keyField);
-        if (id === null) continue;
-        if (previousIds.has(id)) repeated++;
-        ids.add(id);
-      }
-      if (start > 0 && ids.size > 0 && repeated === ids.size && ids.size === previousIds.size) {
-        // The same page again: the service ignores `start`.
-        if (firstReceived > count || (await this.ignoresCount())) {
+        // The next page is asked for now, and sent, before this one is parsed and stored, so
+        // that the work on it happens while the request travels (still one request in flight:
+        // this one is in). Not when the page begins as the last one did: it may be a repeat.
+        if (answer.firstText !== previousFirstText) {
+          const sending = this.sendFetch(count, start);
+          next = sending.answer;
+          await sending.written;
+        }
+
+        const items = answer.items();
+        const ids = new Set<string>();
+        let repeated = 0;
+        for (const item of items) {
+          const id = idOf(item.value, this.keyField);
+          if (id === null) continue;
+          if (previousIds.has(id)) repeated++;
+          ids.add(id);
+        }
+        if (pageStart > 0 && ids.size > 0 && repeated === ids.size && ids.size === previousIds.size) {
+          // The same page again: the service ignores `start`.
+          if (firstReceived > askedFor || (await this.ignoresCount())) {
+            this.warn(
+              `${this.label}: the service ignores count and start; its first answer held the whole list (${firstReceived} records)`,
+              'info',
+            );
+            this.complete = true;
+          } else {
+            this.warn(
+              `${this.label}: the service ignores start but honours count, so no record past the first ${firstReceived} can be read; list incomplete`,
+            );
+          }
+          return;
+        }
+        if (pageStart > 0 && ids.size === 0) {
+          // Without a single readable id a repeated page could not be told apart: stop safely.
           this.warn(
-            `${this.label}: the service ignores count and start; its first answer held the whole list (${firstReceived} records)`,
+            `${this.label}: no record at start=${pageStart} had a readable ${this.keyField}; stopped, list may be incomplete`,
+          );
+          return;
+        }
+        if (cap !== null) {
+          capReported = true;
+          this.warn(
+            `${this.label}: the service answers at most ${cap} records per request (asked for ${askedFor}); asking for ${cap} from now on`,
             'info',
           );
-          this.complete = true;
-        } else {
+          this.options.onCapLearned?.(cap);
+        }
+        let pageItems = items;
+        if (repeated > 0) {
+          // A few ids shifted across the page boundary (the list changed while paging): skip the repeats.
+          pageItems = items.filter((item) => {
+            const id = idOf(item.value, this.keyField);
+            return id === null || !previousIds.has(id);
+          });
           this.warn(
-            `${this.label}: the service ignores start but honours count, so no record past the first ${firstReceived} can be read; list incomplete`,
+            `${this.label}: ${repeated} record(s) at start=${pageStart} repeated from the previous page (the list changed while paging); skipped`,
           );
         }
-        return;
-      }
-      if (start > 0 && ids.size === 0) {
-        // Without a single readable id a repeated page could not be told apart: stop safely.
-        this.warn(
-          `${this.label}: no record at start=${start} had a readable ${this.keyField}; stopped, list may be incomplete`,
-        );
-        return;
-      }
-      let pageItems = items;
-      if (repeated > 0) {
-        // A few ids shifted across the page boundary (the list changed while paging): skip the repeats.
-        pageItems = items.filter((item) => {
-          const id = idOf(item.value, this.keyField);
-          return id === null || !previousIds.has(id);
-        });
-        this.warn(
-          `${this.label}: ${repeated} record(s) at start=${start} repeated from the previous page (the list changed while paging); skipped`,
-        );
-      }
-      if (start === 0) firstReceived = received;
-      if (shortPage !== null && !capReported) {
-        // A short page, then more records: the service caps `count` at what the short page held.
-        capReported = true;
-        this.warn(
-          `${this.label}: the service answers at most ${shortPage} records per request (asked for ${count}); asking for ${shortPage} from now on`,
-          'info',
-        );
-        count = shortPage;
-        this.options.onCapLearned?.(shortPage);
-      }
+        previousIds = ids;
+        previousFirstText = answer.firstText;
 
-      const { records, skipped } = this.parse(pageItems);
-      yield { records, skipped, start, received };
-
-      shortPage = received < count ? received : null;
-      previousIds = ids;
-      start += received;
+        const { records, skipped } = this.parse(pageItems);
+        yield { records, skipped, start: pageStart, received };
+        next ??= this.fetchPage(count, start);
+      }
+      this.complete = true;
+    } finally {
+      // A consumer that stopped early (an error, a break) leaves the request it started unread.
+      await next?.catch(() => {});
     }
-    this.complete = true;
+  }
+
+  /** Starts fetching a page; `written` settles once the request is on its way (or has failed). */
+  private sendFetch(count: number, start: number): { answer: Promise<ListAnswer>; written: Promise<unknown> } {
+    let onWritten!: () => void;
+    const written = new Promise<void>((resolve) => {
+      onWritten = resolve;
+    });
+    const answer = this.fetchPage(count, start, onWritten);
+    const settled = answer.catch(() => {}); // the answer is awaited at the top of the loop, or in `finally`
+    return { answer, written: Promise.race([written, settled]) };
   }
 
   /** Probes `count=1`: an answer of more than one record means the service ignores `count`. */

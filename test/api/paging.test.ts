@@ -19,12 +19,12 @@ describe('paging', () => {
     const stream = clientFor(sb).list('products');
     expect(await collect(stream)).toEqual([]);
     expect(stream.complete).toBe(true);
-    expect(queries(sb)).toEqual(['count=250&start=0']);
+    expect(queries(sb)).toEqual(['count=500&start=0']);
   });
 
   it('a list that is an exact multiple of the page size ends on the empty page', async () => {
     const sb = await sandbox({ perEntity: { clients: 500 } });
-    const stream = clientFor(sb).list('clients');
+    const stream = clientFor(sb, { pageSize: 250 }).list('clients');
     const pages = await collect(stream);
     expect(pages.map((p) => [p.start, p.received, p.records.length])).toEqual([
       [0, 250, 250],
@@ -57,8 +57,8 @@ describe('paging', () => {
     expect(stream.complete).toBe(true);
     expect(learned).toEqual([100]);
     expect(queries(sb)).toEqual([
-      'count=250&start=0',
-      'count=250&start=100', // the second page proves the first was capped
+      'count=500&start=0',
+      'count=500&start=100', // the second page proves the first was capped
       'count=100&start=200',
       'count=100&start=300',
       'count=100&start=400',
@@ -86,7 +86,7 @@ describe('paging', () => {
     const pages = await collect(stream);
     expect(pages.reduce((n, p) => n + p.records.length, 0)).toBe(330);
     expect(stream.complete).toBe(true);
-    expect(queries(sb).every((q) => q.startsWith('count=250&'))).toBe(true);
+    expect(queries(sb).every((q) => q.startsWith('count=500&'))).toBe(true);
   });
 
   it('a server that ignores count and start answers the whole list at once: recognised by the repeat, complete', async () => {
@@ -107,7 +107,7 @@ describe('paging', () => {
     const stream = clientFor(sb).list('products');
     expect((await collect(stream)).map((p) => p.received)).toEqual([40]);
     expect(stream.complete).toBe(true);
-    expect(queries(sb)).toEqual(['count=250&start=0', 'count=250&start=40', 'count=1&start=0']);
+    expect(queries(sb)).toEqual(['count=500&start=0', 'count=500&start=40', 'count=1&start=0']);
   });
 
   it('a server that honours count but ignores start cannot be paged: incomplete, with a warning', async () => {
@@ -163,6 +163,43 @@ describe('paging', () => {
     const failing = api.list('clients');
     await expect(collect(failing)).rejects.toThrow(/500/);
     expect(failing.complete).toBe(false);
+  });
+
+  it('asks for the next page while the consumer works on this one, and never has two requests in flight', async () => {
+    const sb = await sandbox({ perEntity: { clients: 60 }, latencyMs: 20 });
+    const consumed: number[] = [];
+    for await (const _page of clientFor(sb, { pageSize: 20 }).list('clients')) {
+      // Work as the sync does on a page: some computing, then waiting for the database.
+      const until = performance.now() + 15;
+      while (performance.now() < until);
+      await new Promise((resolve) => setTimeout(resolve, 40));
+      consumed.push(performance.timeOrigin + performance.now());
+    }
+    expect(queries(sb)).toEqual(['count=20&start=0', 'count=20&start=20', 'count=20&start=40', 'count=20&start=60']);
+    for (let i = 1; i < sb.calls.length; i++) {
+      const [before, call] = [sb.calls[i - 1]!, sb.calls[i]!];
+      expect(call.startedAt).toBeGreaterThanOrEqual(before.endedAt); // one at a time
+      expect(call.startedAt).toBeLessThan(consumed[i - 1]!); // asked for before page i-1 was done with
+    }
+  });
+
+  it('a list answer with an element that is not JSON fails the list (not complete), naming the request', async () => {
+    const server = createServer((req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(
+        req.url!.includes('start=0') ? '[{"clientnr": "1", "company": "A"}, {"clientnr": 2, "company": tru}]' : '[]',
+      );
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    try {
+      const port = (server.address() as AddressInfo).port;
+      const api = clientFor({ url: `http://127.0.0.1:${port}/api/v1`, user: 'u', apiKey: 'k-test' } as Sandbox);
+      const stream = api.list('clients');
+      await expect(collect(stream)).rejects.toThrow(/GET \/clients\?count=500&start=0.*the answer is not valid JSON/);
+      expect(stream.complete).toBe(false);
+    } finally {
+      await new Promise((r) => server.close(r));
+    }
   });
 
   it('keeps unknown fields in raw', async () => {

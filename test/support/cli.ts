@@ -1,11 +1,11 @@
 /**
- * Runs the built command line (`dist/src/cli.js`, made by `npm test`'s build step) as a child
+ * Runs the built command line (`dist/cli/cli.js`, the bundle made by `npm test`'s build step) as a child
  * process, the way a user would.
  */
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
-export const CLI_PATH = fileURLToPath(new URL('../../dist/src/cli.js', import.meta.url));
+export const CLI_PATH = fileURLToPath(new URL('../../dist/cli/cli.js', import.meta.url));
 
 export interface CliResult {
   code: number | null;
