@@ -33,6 +33,17 @@ export interface Repeatable {
 
 const hashOf = (parts: readonly string[]): string => createHash('sha256').update(parts.join('\0')).digest('hex');
 
+/**
+ * Runs statements that take no parameters and return nothing in one round trip (a `do` block
+ * that executes each), not one each: a fresh schema gets about 450 comments, which one by one
+ * cost about 0.1 s of the first start.
+ */
+async function executeAll(trx: Transaction<any>, statements: readonly string[]): Promise<void> {
+  if (statements.length === 0) return;
+  const body = statements.map((statement) => `execute ${quoteLiteral(statement)};`).join('\n');
+  await sql.raw(`do $statements$ begin\n${body}\nend $statements$`).execute(trx);
+}
+
 const commentOnColumn = (relation: string, column: string, meaning: string): string =>
   `comment on column ${relation}.${quoteName(column)} is ${quoteLiteral(meaning)}`;
 
@@ -112,7 +123,7 @@ export function reportViewsOf(reports: readonly Report[]): Repeatable {
       for (const [i, report] of reports.entries()) {
         const { view, comments } = statements[i]!;
         await replaceView(trx, report.name, view, ours);
-        for (const comment of comments) await sql.raw(comment).execute(trx);
+        await executeAll(trx, comments);
       }
     },
   };
@@ -124,7 +135,7 @@ export const mirrorComments: Repeatable = (() => {
     name: 'column_comments',
     hash: hashOf(statements),
     async apply(trx) {
-      for (const statement of statements) await sql.raw(statement).execute(trx);
+      await executeAll(trx, statements);
     },
   };
 })();
