@@ -147,6 +147,10 @@ export const settingsSchema = z.object({
   DELETE_GUARD_ROWS: integer('DELETE_GUARD_ROWS', 0, 1_000_000_000, 5),
   ALLOW_DELETES: entityList,
   RECONCILE_INTERVAL_HOURS: integer('RECONCILE_INTERVAL_HOURS', 1, 24 * 366, 24),
+  CONSOLE: flag(true),
+  CONSOLE_USER: z.preprocess(blankToUndefined, z.string().default('admin')),
+  CONSOLE_PASSWORD: optionalText,
+  CONSOLE_TOKEN: optionalText,
 });
 
 export interface Config {
@@ -178,6 +182,17 @@ export interface Config {
   deletes: DeletePolicy;
   /** Hours after which a sync pulls an incremental entity (invoices) in full again. */
   reconcileIntervalHours: number;
+  /** The web console: served by the daemon (unless off) and by `invoice-mirror console`. */
+  console: ConsoleSettings;
+}
+
+export interface ConsoleSettings {
+  /** Whether the daemon serves it beside /healthz and /metrics. */
+  inDaemon: boolean;
+  /** Basic auth (user and password) and/or a bearer token; required off loopback. */
+  user: string;
+  password: string | undefined;
+  token: string | undefined;
 }
 
 /**
@@ -217,6 +232,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     apiKey ??= SANDBOX_CREDENTIALS.apiKey;
   }
   registerSecret(apiKey);
+  registerSecret(s.CONSOLE_PASSWORD);
+  registerSecret(s.CONSOLE_TOKEN);
+  if (s.CONSOLE_PASSWORD) registerSecret(Buffer.from(`${s.CONSOLE_USER}:${s.CONSOLE_PASSWORD}`).toString('base64'));
   if (user && apiKey) registerSecret(Buffer.from(`${user}:${apiKey}`).toString('base64'));
 
   return {
@@ -243,6 +261,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     shutdownTimeoutMs: s.SHUTDOWN_TIMEOUT_MS,
     deletes: { maxPercent: s.DELETE_GUARD_PERCENT, maxRows: s.DELETE_GUARD_ROWS, allow: s.ALLOW_DELETES },
     reconcileIntervalHours: s.RECONCILE_INTERVAL_HOURS,
+    console: { inDaemon: s.CONSOLE, user: s.CONSOLE_USER, password: s.CONSOLE_PASSWORD, token: s.CONSOLE_TOKEN },
   };
 }
 

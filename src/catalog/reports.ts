@@ -25,6 +25,15 @@ export interface Report {
   readonly select: string;
   /** Every column of the view, in order, with its meaning. */
   readonly columns: Readonly<Record<string, string>>;
+  /** How the web console draws it, where a person would rather look than read. */
+  readonly chart?: ReportChart;
+}
+
+/** A chart of a report: `y` summed per value of `x`, as bars, or as lines over dates. */
+export interface ReportChart {
+  readonly kind: 'bars' | 'lines';
+  readonly x: string;
+  readonly y: readonly string[];
 }
 
 /** Helpers shared by the views; simple SQL functions, which the planner inlines. */
@@ -143,6 +152,7 @@ export const REPORTS: readonly Report[] = [
            where q.deleted_at is null
         ) staged
        group by stage, custom_status, approved`,
+    chart: { kind: 'bars', x: 'stage', y: ['total_incl_tax'] },
     columns: {
       stage: 'draft (not sent), open (sent, waiting for an answer), approved, or declined',
       custom_status: 'status set by hand: progress, completed, billable, declined; none when not set',
@@ -343,6 +353,7 @@ export const REPORTS: readonly Report[] = [
         from products p
        where p.deleted_at is null
          and p.stock_use`,
+    chart: { kind: 'bars', x: 'stock_status', y: ['stock_value_excl_tax'] },
     columns: {
       product_id: 'id of the product',
       product_code: 'your own product code',
@@ -484,6 +495,7 @@ export const REPORTS: readonly Report[] = [
         from invoices i
        where i.deleted_at is null and i.sent is not null
        group by 1`,
+    chart: { kind: 'lines', x: 'month', y: ['total_incl_tax', 'still_open'] },
     columns: {
       month: 'first day of the month the invoices were sent in',
       invoice_count: 'invoices sent that month',

@@ -35,6 +35,11 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: async () => (await import('./daemon.js')).registerDaemonCommand,
   },
   {
+    name: 'console',
+    description: 'serve the web console (overview, jobs, changes, records, reports) on 127.0.0.1:9465',
+    load: async () => (await import('./console.js')).registerConsoleCommand,
+  },
+  {
     name: 'status',
     description: 'last sync runs, mirror counts, the job queue and the rate-limit budget last seen',
     load: async () => (await import('./status.js')).registerStatusCommand,

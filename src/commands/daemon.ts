@@ -9,7 +9,7 @@ export function registerDaemonCommand(program: Command): void {
     withApp({ migrate: 'auto', work: 'daemon', callsService: true }, async (app) => {
       const daemon = await startDaemon(app);
       process.stderr.write(
-        `invoice-mirror daemon: health on ${daemon.healthUrl}/healthz, metrics on ${daemon.healthUrl}/metrics\n`,
+        `invoice-mirror daemon: health on ${daemon.healthUrl}/healthz, metrics on ${daemon.healthUrl}/metrics${app.config.console.inDaemon ? `, console on ${daemon.healthUrl}/` : ''}\n`,
       );
       const removeHandlers = onStopSignals(
         (signal) => void daemon.stop(signal),

@@ -4,11 +4,12 @@
  * Healthy means: the database answers, and the last scheduled pull neither failed nor is older
  * than three schedule periods (a daemon that just started gets that long to do its first).
  */
-import { createServer, type Server } from 'node:http';
+import { createServer, type RequestListener, type Server } from 'node:http';
 import { sql, type Kysely } from 'kysely';
 import { countJobsByStatus, heldDeletes, lastFinishedPull, type Database } from '../db/index.js';
 import { errorMessage } from '../errors.js';
 import type { DaemonMetrics } from './metrics.js';
+import { listen } from '../console/index.js';
 
 export interface HealthReport {
   status: 'ok' | 'unhealthy';
@@ -100,9 +101,12 @@ export function startHealthServer(options: {
   periodMs: number;
   startedAt: number;
   runnerTrouble?: () => { since: Date; error: string } | null;
+  /** Every other path: the web console, when the daemon serves it. */
+  console?: RequestListener;
 }): Promise<Server> {
   const server = createServer((request, response) => {
     const path = (request.url ?? '/').split('?')[0];
+    if (options.console && path !== '/healthz' && path !== '/metrics') return options.console(request, response);
     const answer = async () => {
       if (request.method !== 'GET') return { status: 405, type: 'text/plain', body: 'method not allowed\n' };
       if (path === '/healthz') {
@@ -124,8 +128,5 @@ export function startHealthServer(options: {
         response.end(body);
       });
   });
-  return new Promise((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port, options.host, () => resolve(server));
-  });
+  return listen(server, options.host, options.port, 'HEALTH_PORT').then(() => server);
 }

@@ -18,6 +18,7 @@ import { logger } from '../log.js';
 import { runSync, SyncBusyError } from '../sync/index.js';
 import { startHealthServer } from './health.js';
 import { DaemonMetrics } from './metrics.js';
+import { checkConsoleAccess, consoleListener } from '../console/index.js';
 
 export interface DaemonHandle {
   /** The health server's address (port 0 in the settings picks a free one). */
@@ -37,6 +38,7 @@ function schedulePeriodMs(expression: string): number {
 
 export async function startDaemon(app: App): Promise<DaemonHandle> {
   const { config, database } = app;
+  if (config.console.inDaemon) checkConsoleAccess(config.health.host, config.console, 'HEALTH_HOST (CONSOLE is on)');
   const log = logger.child({ module: 'daemon' });
   const client = createApiClient(app);
   const metrics = new DaemonMetrics(database.db, client);
@@ -78,6 +80,9 @@ export async function startDaemon(app: App): Promise<DaemonHandle> {
       periodMs,
       startedAt,
       runnerTrouble: () => runner.trouble,
+      console: config.console.inDaemon
+        ? consoleListener({ db: database.db, settings: config.console, maxAttempts: config.jobs.maxAttempts })
+        : undefined,
     });
   } catch (error) {
     await task.destroy();

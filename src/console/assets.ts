@@ -1,0 +1,95 @@
+/**
+ * What the browser loads besides the pages: htmx (live refresh, forms) and uPlot (charts) from
+ * node_modules, as npm installed them (no CDN, no build step), and the console's own style sheet
+ * and chart script, kept here as text so the bundled command needs no files of its own.
+ */
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import type { Hono } from 'hono';
+
+const STYLE = `
+:root { --fg: #1d2433; --muted: #6b7280; --line: #e5e7eb; --bg: #f8fafc; --accent: #1d4ed8; }
+* { box-sizing: border-box; }
+body { margin: 0; font: 14px/1.45 system-ui, -apple-system, "Segoe UI", sans-serif; color: var(--fg); background: var(--bg); }
+header { display: flex; gap: 24px; align-items: center; padding: 10px 24px; background: #111827; color: #fff; }
+header nav a { color: #cbd5e1; text-decoration: none; margin-right: 16px; }
+header nav a.active, header nav a:hover { color: #fff; border-bottom: 2px solid #60a5fa; }
+main { padding: 16px 24px 48px; max-width: 1400px; }
+h1 { font-size: 20px; margin: 4px 0 16px; } h2 { font-size: 16px; margin: 24px 0 8px; }
+a { color: var(--accent); }
+table { border-collapse: collapse; background: #fff; border: 1px solid var(--line); width: 100%; }
+th, td { padding: 5px 8px; border-bottom: 1px solid var(--line); text-align: left; vertical-align: top; }
+th { background: #f1f5f9; font-weight: 600; white-space: nowrap; }
+td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
+.muted { color: var(--muted); }
+.grid { display: grid; grid-template-columns: repeat(auto-fit, minmax(320px, 1fr)); gap: 16px; }
+.card { background: #fff; border: 1px solid var(--line); border-radius: 6px; padding: 12px 16px; }
+.badge { display: inline-block; padding: 0 6px; border-radius: 9px; font-size: 12px; background: #e5e7eb; }
+.badge.succeeded, .badge.ok { background: #dcfce7; color: #166534; }
+.badge.failed, .badge.unhealthy { background: #fee2e2; color: #991b1b; }
+.badge.running, .badge.queued { background: #dbeafe; color: #1e40af; }
+.badge.interrupted, .badge.partial, .badge.cancelled { background: #fef3c7; color: #92400e; }
+form.filters { display: flex; gap: 8px; flex-wrap: wrap; align-items: end; margin-bottom: 12px; }
+label { display: flex; flex-direction: column; font-size: 12px; color: var(--muted); gap: 2px; }
+input, select, textarea, button { font: inherit; padding: 4px 6px; }
+textarea { width: 100%; min-height: 140px; font-family: ui-monospace, monospace; }
+button { background: var(--accent); color: #fff; border: 0; border-radius: 4px; padding: 5px 12px; cursor: pointer; }
+button.secondary { background: #64748b; }
+.error { color: #991b1b; }
+.field-error textarea, .field-error select, .field-error input { border: 2px solid #dc2626; }
+pre { background: #fff; border: 1px solid var(--line); padding: 8px; overflow: auto; max-height: 420px; }
+.diff td.before { background: #fef2f2; } .diff td.after { background: #f0fdf4; }
+.actions form { display: inline-block; margin: 0 8px 8px 0; }
+.pager { display: flex; gap: 16px; }
+figure.chart { background: #fff; border: 1px solid var(--line); border-radius: 6px; margin: 0; padding: 8px; min-height: 260px; }
+figcaption { font-weight: 600; margin-bottom: 4px; }
+`;
+
+/** Draws every figure.chart from its data-chart JSON with uPlot (lines over dates, or bars per label). */
+const CHARTS = `
+function drawCharts() {
+  for (const figure of document.querySelectorAll('figure.chart:not([data-drawn])')) {
+    figure.setAttribute('data-drawn', '1');
+    const data = JSON.parse(figure.dataset.chart);
+    const names = Object.keys(data.series);
+    const colours = ['#1d4ed8', '#16a34a', '#dc2626', '#d97706', '#7c3aed'];
+    const bars = figure.dataset.kind === 'bars';
+    const xs = bars ? data.x.map((_, i) => i) : data.x.map((d) => Date.parse(d) / 1000);
+    const opts = {
+      width: Math.max(300, figure.clientWidth - 20), height: 220,
+      scales: { x: { time: !bars } },
+      axes: [bars ? { values: (_, ticks) => ticks.map((t) => data.x[t] ?? '') } : {}, { size: 80 }],
+      series: [{}, ...names.map((name, i) => ({
+        label: name, stroke: colours[i % colours.length], width: 2,
+        fill: bars ? colours[i % colours.length] + '99' : undefined,
+        paths: bars ? uPlot.paths.bars({ size: [0.6, 60] }) : undefined,
+      }))],
+    };
+    new uPlot(opts, [xs, ...names.map((name) => data.series[name])], figure);
+  }
+}
+document.addEventListener('DOMContentLoaded', drawCharts);
+document.addEventListener('htmx:afterSwap', drawCharts);
+`;
+
+const fromPackage = (path: string): string => readFileSync(createRequire(import.meta.url).resolve(path), 'utf8');
+
+export function serveAssets(app: Hono): void {
+  const files: Record<string, { type: string; load: () => string }> = {
+    'console.css': { type: 'text/css', load: () => STYLE },
+    'charts.js': { type: 'text/javascript', load: () => CHARTS },
+    'htmx.min.js': { type: 'text/javascript', load: () => fromPackage('htmx.org/dist/htmx.min.js') },
+    'uPlot.iife.min.js': { type: 'text/javascript', load: () => fromPackage('uplot/dist/uPlot.iife.min.js') },
+    'uPlot.min.css': { type: 'text/css', load: () => fromPackage('uplot/dist/uPlot.min.css') },
+  };
+  const loaded = new Map<string, string>();
+  app.get('/static/:name', (c) => {
+    const name = c.req.param('name');
+    const file = files[name];
+    if (!file) return c.text(`not found: /static/${name}\n`, 404);
+    if (!loaded.has(name)) loaded.set(name, file.load());
+    c.header('content-type', `${file.type}; charset=utf-8`);
+    c.header('cache-control', 'max-age=3600');
+    return c.body(loaded.get(name)!);
+  });
+}

@@ -1,0 +1,85 @@
+/**
+ * The web console: server-rendered pages over the mirror's tables (Hono), a little htmx for live
+ * refresh and uPlot for charts, all served from this process. `invoice-mirror console` serves it
+ * on its own; the daemon serves it beside /healthz and /metrics.
+ */
+import { getRequestListener } from '@hono/node-server';
+import { Hono } from 'hono';
+import { csrf } from 'hono/csrf';
+import { HTTPException } from 'hono/http-exception';
+import type { Kysely } from 'kysely';
+import type { RequestListener, Server } from 'node:http';
+import type { ConsoleSettings } from '../config.js';
+import type { Database } from '../db/index.js';
+import { errorMessage, RunError } from '../errors.js';
+import { logger } from '../log.js';
+import { requireCredential } from './access.js';
+import { serveAssets } from './assets.js';
+import { html, page } from './layout.js';
+import { changeRoutes } from './pages/changes.js';
+import { jobRoutes } from './pages/jobs.js';
+import { overviewPage } from './pages/overview.js';
+import { recordRoutes } from './pages/records.js';
+import { reportRoutes } from './pages/reports.js';
+
+export { checkConsoleAccess, isLoopback } from './access.js';
+
+export interface ConsoleDeps {
+  db: Kysely<Database>;
+  settings: ConsoleSettings;
+  /** Attempts of a job queued from the form (JOB_MAX_ATTEMPTS). */
+  maxAttempts: number;
+}
+
+export function createConsoleApp(deps: ConsoleDeps): Hono {
+  const { db } = deps;
+  const log = logger.child({ module: 'console' });
+  const app = new Hono();
+  app.use('*', requireCredential(deps.settings));
+  app.use('*', csrf());
+  app.use('*', async (c, next) => {
+    await next();
+    c.header('x-frame-options', 'DENY');
+    c.header('referrer-policy', 'same-origin');
+  });
+  serveAssets(app);
+  app.get('/', async (c) => c.html(await overviewPage(db)));
+  jobRoutes(app, db, { maxAttempts: deps.maxAttempts });
+  changeRoutes(app, db);
+  recordRoutes(app, db);
+  reportRoutes(app, db);
+  app.notFound((c) => c.html(page('Not found', html`<p class="error">No page at ${c.req.path}.</p>`), 404));
+  app.onError((error, c) => {
+    if (error instanceof HTTPException) return error.getResponse(); // a refusal (csrf: 403), not a failure
+    log.error({ path: c.req.path, error: errorMessage(error) }, 'console: page failed');
+    return c.html(page('Error', html`<p class="error">${errorMessage(error)}</p>`), 500);
+  });
+  return app;
+}
+
+/** The console as a Node request handler (for the daemon's health server). */
+export function consoleListener(deps: ConsoleDeps): RequestListener {
+  return getRequestListener(createConsoleApp(deps).fetch);
+}
+
+/**
+ * Listens on host:port, or fails with one line naming what to change (`what`: the option or
+ * setting that chose the port) when the port is taken or not allowed.
+ */
+export function listen(server: Server, host: string, port: number, what: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    server.once('error', (error: NodeJS.ErrnoException) => {
+      const where = `${host}:${port}`;
+      if (error.code === 'EADDRINUSE')
+        reject(new RunError(`${what}: ${where} is already in use (another invoice-mirror?); choose another port`));
+      else if (error.code === 'EACCES' || error.code === 'EADDRNOTAVAIL')
+        reject(
+          new RunError(
+            `${what}: cannot listen on ${where} (${error.code}); choose another address or a port above 1023`,
+          ),
+        );
+      else reject(error);
+    });
+    server.listen(port, host, () => resolve());
+  });
+}

@@ -1,0 +1,125 @@
+/**
+ * Changes: the change feed filtered by entity, operation and date (paged in SQL, newest first),
+ * and one record's history: every version, which fields changed, before and after side by side.
+ */
+import type { Hono } from 'hono';
+import { sql, type Kysely } from 'kysely';
+import { ENTITY_NAMES } from '../../catalog/index.js';
+import type { Database } from '../../db/index.js';
+import { ago, badge, html, page, pager, text, type Html } from '../layout.js';
+
+const PAGE_ROWS = 50;
+const OPS = ['insert', 'update', 'delete', 'restore'] as const;
+const DATE = /^\d{4}-\d{2}-\d{2}$/;
+
+interface ChangeRow {
+  id: string;
+  sync_run_id: string | null;
+  entity: string;
+  entity_id: string;
+  op: string;
+  changed_fields: string[] | null;
+  detected_at: Date;
+}
+
+async function feedPage(db: Kysely<Database>, url: string, query: Record<string, string>): Promise<Html> {
+  const problems: string[] = [];
+  const entity = (ENTITY_NAMES as readonly string[]).includes(query.entity ?? '') ? query.entity! : null;
+  const op = (OPS as readonly string[]).includes(query.op ?? '') ? query.op! : null;
+  const date = (name: 'from' | 'to'): string | null => {
+    const value = query[name] ?? '';
+    if (value === '') return null;
+    if (DATE.test(value) && !Number.isNaN(Date.parse(value))) return value;
+    problems.push(`${name}: "${value}" is not a date; use YYYY-MM-DD`);
+    return null;
+  };
+  const [from, to] = [date('from'), date('to')];
+  const pageNumber = Math.max(1, Number.parseInt(query.page ?? '1', 10) || 1);
+  const { rows } = await sql<ChangeRow>`
+    select id, sync_run_id, entity, entity_id, op, changed_fields, detected_at from changes
+     where (${entity}::text is null or entity = ${entity})
+       and (${op}::text is null or op = ${op})
+       and (${from}::date is null or detected_at >= ${from}::date)
+       and (${to}::date is null or detected_at < ${to}::date + 1)
+     order by id desc limit ${PAGE_ROWS + 1} offset ${(pageNumber - 1) * PAGE_ROWS}`.execute(db);
+  const option = (value: string, selected: string | null) =>
+    html`<option value="${value}" ${value === selected ? 'selected' : ''}>${value}</option>`;
+  return page(
+    'Changes',
+    html`<form class="filters" method="get">
+        <label>entity <select name="entity"><option value="">any</option>${ENTITY_NAMES.map((e) => option(e, entity))}</select></label>
+        <label>operation <select name="op"><option value="">any</option>${OPS.map((o) => option(o, op))}</select></label>
+        <label>from <input name="from" type="date" value="${query.from ?? ''}" /></label>
+        <label>to <input name="to" type="date" value="${query.to ?? ''}" /></label>
+        <button type="submit">Filter</button>
+      </form>
+      ${problems.map((problem) => html`<p class="error">${problem}</p>`)}
+      <table>
+        <thead><tr><th>change</th><th>detected</th><th>entity</th><th>record</th><th>operation</th><th>fields changed</th><th>run</th></tr></thead>
+        <tbody>${rows.slice(0, PAGE_ROWS).map(
+          (row) => html`<tr><td>${row.id}</td><td>${ago(row.detected_at)}</td><td>${row.entity}</td>
+            <td><a href="/changes/${row.entity}/${encodeURIComponent(row.entity_id)}">${row.entity_id}</a></td><td>${badge(row.op)}</td>
+            <td>${row.changed_fields?.join(', ') ?? '—'}</td><td>${text(row.sync_run_id)}</td></tr>`,
+        )}</tbody>
+      </table>
+      ${rows.length === 0 ? html`<p class="muted">No change matches.</p>` : ''}
+      ${pager(url, pageNumber, rows.length > PAGE_ROWS)}`,
+    { section: '/changes' },
+  );
+}
+
+interface VersionRow extends ChangeRow {
+  before: Record<string, unknown> | null;
+  after: Record<string, unknown> | null;
+}
+
+/** One version's fields that differ between before and after (all of them for an insert or delete). */
+function differences(row: VersionRow): { field: string; before: unknown; after: unknown }[] {
+  const fields = new Set([...Object.keys(row.before ?? {}), ...Object.keys(row.after ?? {})]);
+  return [...fields]
+    .filter((field) => JSON.stringify(row.before?.[field]) !== JSON.stringify(row.after?.[field]))
+    .map((field) => ({ field, before: row.before?.[field], after: row.after?.[field] }));
+}
+
+export async function historyOf(db: Kysely<Database>, entity: string, id: string): Promise<VersionRow[]> {
+  const { rows } = await sql<VersionRow>`
+    select id, sync_run_id, entity, entity_id, op, changed_fields, detected_at, before, after from changes
+     where entity = ${entity} and entity_id = ${id} order by id desc limit 200`.execute(db);
+  return rows;
+}
+
+export function historyTable(versions: readonly VersionRow[]): Html {
+  if (versions.length === 0) return html`<p class="muted">No change recorded for this record.</p>`;
+  return html`${versions.map(
+    (
+      version,
+    ) => html`<h2>${badge(version.op)} change ${version.id}, ${ago(version.detected_at)}${version.sync_run_id ? `, run ${version.sync_run_id}` : ''}</h2>
+      <table class="diff"><thead><tr><th>field</th><th>before</th><th>after</th></tr></thead><tbody>
+        ${differences(version).map(
+          (d) =>
+            html`<tr><td>${d.field}</td><td class="before">${text(d.before)}</td><td class="after">${text(d.after)}</td></tr>`,
+        )}
+      </tbody></table>`,
+  )}`;
+}
+
+export function changeRoutes(app: Hono, db: Kysely<Database>): void {
+  app.get('/changes', async (c) => c.html(await feedPage(db, c.req.url, c.req.query())));
+  app.get('/changes/:entity/:id', async (c) => {
+    const entity = c.req.param('entity');
+    const id = c.req.param('id');
+    if (!(ENTITY_NAMES as readonly string[]).includes(entity))
+      return c.html(
+        page('Not found', html`<p class="error">No entity "${entity}"; known: ${ENTITY_NAMES.join(', ')}.</p>`),
+        404,
+      );
+    const versions = await historyOf(db, entity, id);
+    return c.html(
+      page(
+        `History of ${entity} ${id}`,
+        html`<p><a href="/records/${entity}/${encodeURIComponent(id)}">The record as it is now</a></p>${historyTable(versions)}`,
+        { section: '/changes' },
+      ),
+    );
+  });
+}

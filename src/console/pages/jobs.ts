@@ -1,0 +1,193 @@
+/**
+ * Jobs: the queue filtered by status and kind (refreshing itself while jobs are queued or
+ * running), one job's payload, result, attempts and send batches, retry and cancel, and a form
+ * that queues any kind through the same validation as `jobs add`.
+ */
+import type { Hono } from 'hono';
+import { sql, type Kysely } from 'kysely';
+import type { Database } from '../../db/index.js';
+import { RunError } from '../../errors.js';
+import {
+  addJob,
+  batchesOf,
+  cancelJob,
+  getJob,
+  JOB_STATUSES,
+  JobStateError,
+  KIND_NAMES,
+  KINDS,
+  PayloadError,
+  retryJob,
+} from '../../jobs/index.js';
+import { ago, badge, html, page, pager, text, withQuery, type Html } from '../layout.js';
+
+const PAGE_ROWS = 50;
+
+interface JobListRow {
+  id: string;
+  kind: string;
+  status: string;
+  attempts: number;
+  max_attempts: number;
+  created_at: Date;
+  run_after: Date;
+  finished_at: Date | null;
+  last_error: string | null;
+}
+
+async function jobTable(db: Kysely<Database>, url: string, query: Record<string, string>): Promise<Html> {
+  const status = (JOB_STATUSES as readonly string[]).includes(query.status ?? '') ? query.status : undefined;
+  const kind = (KIND_NAMES as readonly string[]).includes(query.kind ?? '') ? query.kind : undefined;
+  const pageNumber = Math.max(1, Number.parseInt(query.page ?? '1', 10) || 1);
+  const { rows } = await sql<JobListRow>`
+    select id, kind, status, attempts, max_attempts, created_at, run_after, finished_at, last_error from jobs
+     where (${status ?? null}::text is null or status = ${status ?? null})
+       and (${kind ?? null}::text is null or kind = ${kind ?? null})
+     order by id desc limit ${PAGE_ROWS + 1} offset ${(pageNumber - 1) * PAGE_ROWS}`.execute(db);
+  const active = rows.some((row) => row.status === 'queued' || row.status === 'running');
+  // While something runs the table asks for itself again every 2 s (htmx), and stops when all is done.
+  return html`<div id="job-table" ${active ? html`hx-get="${withQuery(url, { fragment: 'table' })}" hx-trigger="every 2s" hx-swap="outerHTML"` : ''}>
+    <table>
+      <thead><tr><th>job</th><th>kind</th><th>status</th><th class="num">attempts</th><th>queued</th><th>finished</th><th>last error</th></tr></thead>
+      <tbody>${rows.slice(0, PAGE_ROWS).map(
+        (
+          row,
+        ) => html`<tr><td><a href="/jobs/${row.id}">${row.id}</a></td><td>${row.kind}</td><td>${badge(row.status)}</td>
+          <td class="num">${row.attempts}/${row.max_attempts}</td><td>${ago(row.created_at)}</td><td>${row.finished_at ? ago(row.finished_at) : '—'}</td>
+          <td>${text(row.last_error)}</td></tr>`,
+      )}</tbody>
+    </table>
+    ${rows.length === 0 ? html`<p class="muted">No job matches.</p>` : ''}
+    ${pager(url, pageNumber, rows.length > PAGE_ROWS)}
+  </div>`;
+}
+
+function jobListPage(table: Html, query: Record<string, string>): Html {
+  const options = (values: readonly string[], selected: string | undefined) =>
+    values.map((value) => html`<option value="${value}" ${value === selected ? 'selected' : ''}>${value}</option>`);
+  return page(
+    'Jobs',
+    html`<form class="filters" method="get">
+        <label>status <select name="status"><option value="">any</option>${options(JOB_STATUSES, query.status)}</select></label>
+        <label>kind <select name="kind"><option value="">any</option>${options(KIND_NAMES, query.kind)}</select></label>
+        <button type="submit">Filter</button>
+        <a href="/jobs/new">Queue a job…</a>
+      </form>
+      ${table}`,
+    { section: '/jobs' },
+  );
+}
+
+async function jobPage(db: Kysely<Database>, id: number, message?: { error?: string; info?: string }): Promise<Html> {
+  const job = await getJob(db, id);
+  const errors = Array.isArray(job.errors)
+    ? (job.errors as { attempt?: number; at?: string; outcome?: string; error?: string }[])
+    : [];
+  const batches = batchesOf(job.result);
+  const live = job.status === 'queued' || job.status === 'running';
+  const canRetry = ['failed', 'interrupted', 'cancelled', 'queued'].includes(job.status);
+  const canCancel = ['queued', 'interrupted'].includes(job.status);
+  return page(
+    `Job ${id}: ${job.kind}`,
+    html`<div id="job" ${live ? html`hx-get="/jobs/${id}" hx-trigger="every 2s" hx-select="#job" hx-swap="outerHTML"` : ''}>
+      ${message?.error ? html`<p class="error">${message.error}</p>` : ''}
+      ${message?.info ? html`<p>${message.info}</p>` : ''}
+      <p>${badge(job.status)} attempts ${job.attempts}/${job.max_attempts}; queued ${ago(job.created_at)};
+        ${job.started_at ? html`started ${ago(job.started_at)}; ` : ''}${job.finished_at ? html`finished ${ago(job.finished_at)}` : html`runs after ${ago(job.run_after)}`}</p>
+      ${job.last_error ? html`<p class="error">${job.last_error}</p>` : ''}
+      <div class="actions">
+        ${canRetry ? html`<form method="post" action="/jobs/${id}/retry"><button type="submit">Retry</button></form>` : ''}
+        ${canCancel ? html`<form method="post" action="/jobs/${id}/cancel"><button type="submit" class="secondary">Cancel</button></form>` : ''}
+      </div>
+      <div class="grid">
+        <section><h2>Payload</h2><pre>${JSON.stringify(job.payload, null, 2)}</pre></section>
+        <section><h2>Result</h2><pre>${job.result === null ? '—' : JSON.stringify(job.result, null, 2)}</pre></section>
+      </div>
+      <h2>Attempts that failed</h2>
+      ${
+        errors.length === 0
+          ? html`<p class="muted">None.</p>`
+          : html`<table><thead><tr><th>attempt</th><th>at</th><th>then</th><th>error</th></tr></thead><tbody>
+              ${errors.map((e) => html`<tr><td>${text(e.attempt)}</td><td>${text(e.at)}</td><td>${text(e.outcome)}</td><td>${text(e.error)}</td></tr>`)}</tbody></table>`
+      }
+      ${
+        batches.length === 0
+          ? ''
+          : html`<h2>Batches of the send</h2><table><thead><tr><th>ids</th><th>attempt</th><th>outcome</th><th>started</th><th>error</th></tr></thead><tbody>
+              ${batches.map(
+                (b) =>
+                  html`<tr><td>${b.ids.join(', ')}</td><td>${b.attempt}</td><td>${badge(b.outcome)}</td><td>${text(b.started_at)}</td><td>${text(b.error)}</td></tr>`,
+              )}</tbody></table>`
+      }
+    </div>`,
+    { section: '/jobs' },
+  );
+}
+
+function newJobPage(values: { kind?: string; payload?: string }, error?: string): Html {
+  const kind = values.kind ?? 'send_saved_invoices';
+  const onPayload = error && !error.startsWith('kind:');
+  return page(
+    'Queue a job',
+    html`<form method="post" action="/jobs" style="max-width: 720px">
+      <p class="muted">The same check as <code>invoice-mirror jobs add</code>: the payload is validated before anything is queued.</p>
+      <label class="${error?.startsWith('kind:') ? 'field-error' : ''}">kind
+        <select name="kind">${KIND_NAMES.map(
+          (name) =>
+            html`<option value="${name}" ${name === kind ? 'selected' : ''}>${name}: ${KINDS[name].summary}</option>`,
+        )}</select></label>
+      <label class="${onPayload ? 'field-error' : ''}">payload (JSON)
+        <textarea name="payload" spellcheck="false">${values.payload ?? '{"ids": [], "delete": false}'}</textarea>
+        ${error ? html`<span class="error" role="alert">${error}</span>` : ''}
+      </label>
+      <p><button type="submit">Queue</button></p>
+    </form>`,
+    { section: '/jobs' },
+  );
+}
+
+/** The POSTed payload as an object, or the reason it is not JSON. */
+function parsePayload(text: string): { payload: unknown } | { error: string } {
+  try {
+    return { payload: JSON.parse(text) };
+  } catch (error) {
+    return { error: `payload: not valid JSON (${(error as Error).message})` };
+  }
+}
+
+export function jobRoutes(app: Hono, db: Kysely<Database>, defaults: { maxAttempts: number }): void {
+  app.get('/jobs', async (c) => {
+    const query = c.req.query();
+    const table = await jobTable(db, c.req.url, query);
+    return c.html(query.fragment === 'table' ? table : jobListPage(table, query));
+  });
+  app.get('/jobs/new', (c) => c.html(newJobPage({ kind: c.req.query('kind'), payload: c.req.query('payload') })));
+  app.post('/jobs', async (c) => {
+    const form = await c.req.parseBody();
+    const kind = String(form.kind ?? '');
+    const payloadText = String(form.payload ?? '');
+    const parsed = parsePayload(payloadText);
+    if ('error' in parsed) return c.html(newJobPage({ kind, payload: payloadText }, parsed.error), 400);
+    try {
+      const { id } = await addJob(db, { kind, payload: parsed.payload, maxAttempts: defaults.maxAttempts });
+      return c.redirect(`/jobs/${id}`, 303);
+    } catch (error) {
+      if (error instanceof PayloadError) return c.html(newJobPage({ kind, payload: payloadText }, error.message), 400);
+      throw error;
+    }
+  });
+  app.get('/jobs/:id{[0-9]+}', async (c) => c.html(await jobPage(db, Number(c.req.param('id')))));
+  app.post('/jobs/:id{[0-9]+}/:action{retry|cancel}', async (c) => {
+    const id = Number(c.req.param('id'));
+    const action = c.req.param('action');
+    try {
+      if (action === 'retry') await retryJob(db, id);
+      else await cancelJob(db, id);
+    } catch (error) {
+      if (error instanceof JobStateError || error instanceof RunError)
+        return c.html(await jobPage(db, id, { error: error.message }), 409);
+      throw error;
+    }
+    return c.redirect(`/jobs/${id}`, 303);
+  });
+}

@@ -1,0 +1,236 @@
+/**
+ * Records: each mirror table browsed and searched (paged in SQL, by key or by its first text
+ * columns), and one record's page: its typed fields with their meanings, its lines, the raw JSON,
+ * its history, the jobs that touched it, and the actions that fit it (reviewed in the job form
+ * before anything is queued).
+ */
+import type { Hono } from 'hono';
+import { sql, type Kysely } from 'kysely';
+import {
+  BOOKKEEPING_COLUMNS,
+  ENTITY_NAMES,
+  entityColumns,
+  entityNamed,
+  type EntityName,
+  type EntitySpec,
+} from '../../catalog/index.js';
+import type { Database } from '../../db/index.js';
+import type { JobKindName } from '../../jobs/index.js';
+import { ago, badge, html, page, pager, text, type Html } from '../layout.js';
+import { historyOf, historyTable } from './changes.js';
+
+const PAGE_ROWS = 50;
+const LIST_COLUMNS = 6;
+const SEARCHED_COLUMNS = 4;
+
+type Row = Record<string, unknown>;
+
+interface RecordAction {
+  label: string;
+  kind: JobKindName;
+  payload: (id: number, row: Row) => unknown;
+}
+
+const today = () => new Date().toISOString().slice(0, 10);
+
+/** The actions offered on a record's page, by entity; also the kinds whose jobs are listed there. */
+const ACTIONS: Partial<Record<EntityName, RecordAction[]>> = {
+  saved_invoices: [
+    { label: 'Send this saved invoice', kind: 'send_saved_invoices', payload: (id) => ({ ids: [id], delete: false }) },
+    { label: 'Delete it', kind: 'delete_saved_invoice', payload: (id) => ({ id }) },
+  ],
+  quotations: [
+    {
+      label: 'Approve this quotation',
+      kind: 'approve_quotation',
+      payload: (id) => ({ id, name: '', date: today(), comments: '' }),
+    },
+    { label: 'Send it', kind: 'send_quotation', payload: (id) => ({ id, sendmethod: 'email' }) },
+    { label: 'Set its status', kind: 'set_quotation_status', payload: (id) => ({ id, customstatus: 'progress' }) },
+  ],
+  products: [
+    {
+      label: "Set this product's stock",
+      kind: 'set_product_stock',
+      payload: (id, row) => ({ id, stock: Number(row.stock ?? 0) }),
+    },
+    { label: 'Update it', kind: 'update_product', payload: (id) => ({ id, changes: {} }) },
+  ],
+  clients: [{ label: 'Update this client', kind: 'update_client', payload: (id) => ({ clientnr: id, changes: {} }) }],
+  repeating_invoices: [
+    { label: 'Delete this repeating invoice', kind: 'delete_repeating_invoice', payload: (id) => ({ id }) },
+  ],
+  invoices: [
+    {
+      label: 'Register a payment',
+      kind: 'register_payment',
+      payload: (id) => ({ id, amount: 'full', date: today(), method: 'bank' }),
+    },
+    { label: 'Send a reminder', kind: 'send_reminder', payload: (id) => ({ id, attach_invoice: true }) },
+    { label: 'Fetch its PDF', kind: 'fetch_invoice_pdf', payload: (id) => ({ id }) },
+  ],
+};
+
+const isEntity = (name: string): name is EntityName => (ENTITY_NAMES as readonly string[]).includes(name);
+
+async function entitiesPage(db: Kysely<Database>): Promise<Html> {
+  const counts = await Promise.all(
+    ENTITY_NAMES.map(async (name) => {
+      const { rows } = await sql<{ live: number; deleted: number }>`
+        select count(*) filter (where deleted_at is null)::int as live, count(deleted_at)::int as deleted
+          from ${sql.table(name)}`.execute(db);
+      return { name, ...rows[0]! };
+    }),
+  );
+  return page(
+    'Records',
+    html`<table><thead><tr><th>entity</th><th class="num">records</th><th class="num">marked deleted</th></tr></thead><tbody>
+      ${counts.map(
+        (c) =>
+          html`<tr><td><a href="/records/${c.name}">${c.name}</a></td><td class="num">${c.live}</td><td class="num">${c.deleted}</td></tr>`,
+      )}</tbody></table>`,
+    { section: '/records' },
+  );
+}
+
+async function listPage(
+  db: Kysely<Database>,
+  entity: EntityName,
+  url: string,
+  query: Record<string, string>,
+): Promise<Html> {
+  const definition = entityNamed(entity);
+  const columns = entityColumns(entity).filter((c) => c.type !== 'jsonb');
+  const shown = columns.slice(0, LIST_COLUMNS).map((c) => c.name);
+  if (!shown.includes(definition.key)) shown.unshift(definition.key);
+  const searched = columns.filter((c) => c.type === 'text').slice(0, SEARCHED_COLUMNS);
+  const q = (query.q ?? '').trim();
+  const pageNumber = Math.max(1, Number.parseInt(query.page ?? '1', 10) || 1);
+  const matches =
+    q === ''
+      ? sql`true`
+      : sql.join(
+          [
+            ...(/^\d{1,15}$/.test(q) ? [sql`${sql.ref(definition.key)} = ${Number(q)}`] : []),
+            ...searched.map((c) => sql`${sql.ref(c.name)} ilike ${`%${q.replace(/[\\%_]/g, '\\$&')}%`}`),
+          ],
+          sql` or `,
+        );
+  const { rows } = await sql<Row>`
+    select ${sql.join(shown.map((name) => sql.ref(name)))}, deleted_at from ${sql.table(entity)}
+     where ${matches} order by ${sql.ref(definition.key)} desc
+     limit ${PAGE_ROWS + 1} offset ${(pageNumber - 1) * PAGE_ROWS}`.execute(db);
+  return page(
+    `Records: ${entity}`,
+    html`<form class="filters" method="get">
+        <label>search (${definition.key}${searched.map((c) => `, ${c.name}`).join('')})
+          <input name="q" value="${q}" size="40" /></label>
+        <button type="submit">Search</button>
+      </form>
+      <table><thead><tr>${shown.map((name) => html`<th>${name}</th>`)}<th></th></tr></thead><tbody>
+      ${rows.slice(0, PAGE_ROWS).map((row) => {
+        const id = String(row[definition.key]);
+        return html`<tr>${shown.map((name) =>
+          name === definition.key
+            ? html`<td><a href="/records/${entity}/${encodeURIComponent(id)}">${id}</a></td>`
+            : html`<td>${text(row[name])}</td>`,
+        )}<td>${row.deleted_at ? badge('deleted') : ''}</td></tr>`;
+      })}
+      </tbody></table>
+      ${rows.length === 0 ? html`<p class="muted">No record matches.</p>` : ''}
+      ${pager(url, pageNumber, rows.length > PAGE_ROWS)}`,
+    { section: '/records' },
+  );
+}
+
+async function recordPage(db: Kysely<Database>, entity: EntityName, idText: string): Promise<Html | null> {
+  const definition: EntitySpec = entityNamed(entity);
+  if (!/^\d{1,15}$/.test(idText)) return null;
+  const id = Number(idText);
+  const { rows } = await sql<Row>`select * from ${sql.table(entity)} where ${sql.ref(definition.key)} = ${id}`.execute(
+    db,
+  );
+  const row = rows[0];
+  if (!row) return null;
+  const actions = ACTIONS[entity] ?? [];
+  const kinds = actions.map((action) => action.kind);
+  const [lines, versions, jobs] = await Promise.all([
+    definition.documentType
+      ? sql<Row>`select * from document_lines where document_type = ${definition.documentType} and document_id = ${id}
+                  order by position`.execute(db)
+      : Promise.resolve({ rows: [] as Row[] }),
+    historyOf(db, entity, idText),
+    kinds.length === 0
+      ? Promise.resolve({ rows: [] as Row[] })
+      : sql<Row>`select id, kind, status, created_at, last_error from jobs
+                  where kind in (${sql.join(kinds)})
+                    and (payload ->> 'id' = ${idText} or payload ->> 'clientnr' = ${idText} or payload -> 'ids' @> ${JSON.stringify([id])}::jsonb)
+                  order by id desc limit 50`.execute(db),
+  ]);
+  const fields = [...entityColumns(entity), ...BOOKKEEPING_COLUMNS].filter((c) => c.name !== 'raw');
+  return page(
+    `${definition.label} ${id}`,
+    html`${row.deleted_at ? html`<p>${badge('deleted')} marked deleted ${ago(row.deleted_at as Date)}: the service no longer lists it.</p>` : ''}
+      <div class="actions">
+        ${actions.map(
+          (action) =>
+            html`<form method="get" action="/jobs/new"><input type="hidden" name="kind" value="${action.kind}" />
+              <input type="hidden" name="payload" value="${JSON.stringify(action.payload(id, row))}" /><button type="submit">${action.label}…</button></form>`,
+        )}
+        <a href="/changes/${entity}/${id}">History (${versions.length} change${versions.length === 1 ? '' : 's'})</a>
+      </div>
+      <div class="grid">
+        <section>
+          <h2>Fields</h2>
+          <table><tbody>${fields.map(
+            (c) => html`<tr><th title="${c.doc}">${c.name}</th><td>${text(row[c.name])}</td></tr>`,
+          )}</tbody></table>
+        </section>
+        <section><h2>Raw JSON (as stored: jsonb orders the keys)</h2><pre>${JSON.stringify(row.raw, null, 2)}</pre></section>
+      </div>
+      ${definition.documentType ? html`<h2>Lines</h2>${lines.rows.length === 0 ? html`<p class="muted">No lines.</p>` : linesTable(lines.rows)}` : ''}
+      <h2>Jobs that touched it</h2>
+      ${
+        jobs.rows.length === 0
+          ? html`<p class="muted">None.</p>`
+          : html`<table><thead><tr><th>job</th><th>kind</th><th>status</th><th>queued</th><th>last error</th></tr></thead><tbody>
+              ${jobs.rows.map(
+                (
+                  job,
+                ) => html`<tr><td><a href="/jobs/${String(job.id)}">${String(job.id)}</a></td><td>${text(job.kind)}</td>
+                  <td>${badge(String(job.status))}</td><td>${ago(job.created_at as Date)}</td><td>${text(job.last_error)}</td></tr>`,
+              )}</tbody></table>`
+      }
+      <h2>Latest changes</h2>
+      ${historyTable(versions.slice(0, 5))}`,
+    { section: '/records' },
+  );
+}
+
+function linesTable(lines: readonly Row[]): Html {
+  const names = Object.keys(lines[0]!).filter((name) => name !== 'document_type' && name !== 'document_id');
+  return html`<table><thead><tr>${names.map((n) => html`<th>${n}</th>`)}</tr></thead><tbody>
+    ${lines.map((line) => html`<tr>${names.map((n) => html`<td>${text(line[n])}</td>`)}</tr>`)}</tbody></table>`;
+}
+
+export function recordRoutes(app: Hono, db: Kysely<Database>): void {
+  const unknown = (name: string) =>
+    page('Not found', html`<p class="error">No entity "${name}"; known: ${ENTITY_NAMES.join(', ')}.</p>`);
+  app.get('/records', async (c) => c.html(await entitiesPage(db)));
+  app.get('/records/:entity', async (c) => {
+    const entity = c.req.param('entity');
+    if (!isEntity(entity)) return c.html(unknown(entity), 404);
+    return c.html(await listPage(db, entity, c.req.url, c.req.query()));
+  });
+  app.get('/records/:entity/:id', async (c) => {
+    const entity = c.req.param('entity');
+    if (!isEntity(entity)) return c.html(unknown(entity), 404);
+    const id = c.req.param('id');
+    const found = await recordPage(db, entity, id);
+    if (found) return c.html(found);
+    return c.html(
+      page('Not found', html`<p class="error">No ${entityNamed(entity).label} ${id} in the mirror.</p>`),
+      404,
+    );
+  });
+}

@@ -1,0 +1,230 @@
+/**
+ * The web console, driven in headless Chromium (Debian's, through playwright-core) against a
+ * backfilled mirror and the sandbox: the overview after a sync, a failed job retried from its
+ * page, a job queued through the form (and a bad payload refused on its field), a record's
+ * history after an upstream change, a report downloaded as CSV, and access without a credential
+ * off loopback. Each page is photographed at 1280×800 into test-output/screenshots/.
+ */
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { sql } from 'kysely';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { request } from 'undici';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { consoleListener } from '../../src/console/index.js';
+import { runSync } from '../../src/sync/index.js';
+import { CLI_PATH } from '../support/cli.js';
+import { useJobsEnv } from '../jobs/helpers.js';
+
+const SHOTS = new URL('../../test-output/screenshots/', import.meta.url).pathname;
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+const env = useJobsEnv();
+let server: Server;
+let base: string;
+let browser: Browser;
+let page: Page;
+
+beforeAll(async () => {
+  if (!existsSync(CHROMIUM))
+    throw new Error(
+      `no Chromium at ${CHROMIUM}: install Debian's chromium package (bash .ci/run does) or set CHROMIUM_PATH`,
+    );
+  mkdirSync(SHOTS, { recursive: true });
+  const settings = { inDaemon: true, user: 'admin', password: undefined, token: undefined };
+  server = createServer(consoleListener({ db: env.database.current.handle.db, settings, maxAttempts: 1 }));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
+  page = await browser.newPage({ viewport: { width: 1280, height: 800 }, acceptDownloads: true });
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await new Promise((resolve) => server?.close(resolve));
+});
+
+const shoot = (name: string) => page.screenshot({ path: `${SHOTS}${name}.png` });
+
+describe('web console', () => {
+  it('overview after a sync: the run, each entity, the 30-day chart and the queue', async () => {
+    await page.goto(`${base}/`);
+    await expect(page.locator('h1').textContent()).resolves.toBe('Overview');
+    const lastSync = page.locator('section', { hasText: 'Last sync' });
+    await expect(lastSync.locator('.badge').first().textContent()).resolves.toBe('succeeded');
+    const clients = page.locator('tr', { has: page.locator('a[href="/records/clients"]') });
+    await expect(clients.locator('td').nth(1).textContent()).resolves.toBe('20');
+    await page.locator('figure.chart .uplot').waitFor(); // the chart was drawn by uPlot
+    await shoot('overview');
+  });
+
+  it('a failed job is retried from its page and succeeds; the page refreshes itself', async () => {
+    const db = env.database.current.handle.db;
+    env.box.sandbox.failNext('500', 3, { method: 'PUT' }); // the attempt and the client's two retries
+    const { rows } = await sql<{ id: string }>`insert into jobs (kind, payload, max_attempts)
+      values ('set_product_stock', '{"id": 2, "stock": 17}', 1) returning id`.execute(db);
+    const id = Number(rows[0]!.id);
+    await env.runner().runUntilEmpty();
+    await page.goto(`${base}/jobs/${id}`);
+    await expect(page.locator('#job .badge').first().textContent()).resolves.toBe('failed');
+    await expect(page.locator('#job table').first().textContent()).resolves.toContain('500');
+    await shoot('job-failed');
+    await page.getByRole('button', { name: 'Retry' }).click();
+    await page.waitForURL(`${base}/jobs/${id}`);
+    await expect(page.locator('#job .badge').first().textContent()).resolves.toBe('queued');
+    await env.runner().runUntilEmpty();
+    await page.locator('#job .badge.succeeded').waitFor({ timeout: 10_000 }); // live refresh, no reload
+    expect(env.box.sandbox.store.get('products', 2)?.stock).toBe(17);
+    await shoot('job');
+  });
+
+  it('queues a job through the form; a bad payload is refused with the field named, nothing queued', async () => {
+    const db = env.database.current.handle.db;
+    const count = async () => Number((await sql<{ n: string }>`select count(*) as n from jobs`.execute(db)).rows[0]!.n);
+    const before = await count();
+    await page.goto(`${base}/jobs/new`);
+    await page.selectOption('select[name="kind"]', 'set_product_stock');
+    await page.fill('textarea[name="payload"]', '{"id": 3, "stock": "many"}');
+    await page.getByRole('button', { name: 'Queue' }).click();
+    const error = page.locator('.field-error [role="alert"]');
+    await expect(error.textContent()).resolves.toMatch(/^payload\.stock: /);
+    await expect(page.locator('textarea[name="payload"]').inputValue()).resolves.toBe('{"id": 3, "stock": "many"}');
+    await shoot('jobs-new-refused');
+    expect(await count()).toBe(before);
+
+    await page.fill('textarea[name="payload"]', '{"id": 3, "stock": 5}');
+    await page.getByRole('button', { name: 'Queue' }).click();
+    await page.waitForURL(/\/jobs\/\d+$/);
+    const id = Number(page.url().split('/').pop());
+    const { rows } = await sql<{
+      kind: string;
+      payload: unknown;
+      status: string;
+    }>`select kind, payload, status from jobs where id = ${id}`.execute(db);
+    expect(rows[0]).toEqual({ kind: 'set_product_stock', payload: { id: 3, stock: 5 }, status: 'queued' });
+    await page.goto(`${base}/jobs?kind=set_product_stock`);
+    await expect(page.locator('#job-table').textContent()).resolves.toContain(String(id));
+    await shoot('jobs');
+    await env.runner().runUntilEmpty();
+  });
+
+  it("shows a record's history after an upstream change, before and after side by side", async () => {
+    env.box.sandbox.store.update('clients', 3, { company: 'Renamed Trading BV' });
+    const outcome = await runSync(
+      { db: env.database.current.handle.db, client: env.box.client, schema: env.database.current.schema },
+      { kind: 'sync' },
+    );
+    expect(outcome.status).toBe('succeeded');
+    await page.goto(`${base}/records/clients?q=Renamed`);
+    await page.getByRole('link', { name: '3', exact: true }).click();
+    await page.waitForURL(`${base}/records/clients/3`);
+    await expect(
+      page
+        .locator('tr', { has: page.locator('th', { hasText: /^company$/ }) })
+        .locator('td')
+        .textContent(),
+    ).resolves.toBe('Renamed Trading BV');
+    await shoot('record');
+    await page.getByRole('link', { name: /^History/ }).click();
+    const row = page.locator('table.diff tr', { has: page.locator('td', { hasText: /^company$/ }) }).first();
+    await expect(row.locator('td.after').textContent()).resolves.toBe('Renamed Trading BV');
+    await expect(row.locator('td.before').textContent()).resolves.not.toBe('Renamed Trading BV');
+    await shoot('history');
+    await page.goto(`${base}/changes?entity=clients&op=update`);
+    await expect(page.locator('table').textContent()).resolves.toContain('company');
+    await shoot('changes');
+  });
+
+  it('downloads a report as CSV with its header and every row; the table sorts by a column', async () => {
+    await page.goto(`${base}/reports/product_stock`);
+    await page.locator('figure.chart .uplot').waitFor({ timeout: 5000 });
+    await page.getByRole('link', { name: /^stock( ▲)?$/ }).click({ timeout: 5000 });
+    await page.waitForURL(/sort=stock&dir=asc/, { timeout: 5000 });
+    const stocks = await page.locator('tbody tr td:nth-child(4)').allTextContents();
+    const numbers = stocks.filter((s) => s !== '—').map(Number);
+    expect(numbers).toEqual([...numbers].sort((a, b) => a - b));
+    await shoot('report');
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('link', { name: 'Download CSV' }).click(),
+    ]);
+    const csv = readFileSync((await download.path())!, 'utf8')
+      .trim()
+      .split('\n');
+    expect(csv[0]).toBe('product_id,product_code,product_name,stock,stock_status,price_excl_tax,stock_value_excl_tax');
+    const { rows } = await sql<{ n: string }>`select count(*) as n from product_stock`.execute(
+      env.database.current.handle.db,
+    );
+    expect(csv.length - 1).toBe(Number(rows[0]!.n));
+    await page.goto(`${base}/records`);
+    await shoot('records');
+    await page.goto(`${base}/reports`);
+    await shoot('reports');
+  });
+
+  it('refuses a change posted from another site', async () => {
+    const answer = await request(`${base}/jobs`, {
+      method: 'POST',
+      headers: { origin: 'http://elsewhere.example', 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'kind=delete_product&payload=%7B%22id%22%3A1%7D',
+    });
+    expect(answer.statusCode).toBe(403);
+    await answer.body.dump();
+  });
+
+  it('off loopback: refuses to start without a credential, and asks every request for it', async () => {
+    const dbEnv = { ...process.env, ...env.database.current.env, LOG_LEVEL: 'warn' };
+    const refused = spawn(process.execPath, [CLI_PATH, 'console', '--host', '0.0.0.0', '--port', '0'], { env: dbEnv });
+    let stderr = '';
+    refused.stderr.on('data', (chunk) => (stderr += chunk));
+    const code = await new Promise((resolve) => refused.on('exit', resolve));
+    expect(code).toBe(2);
+    expect(stderr).toBe(
+      'invoice-mirror: --host: the console would listen on 0.0.0.0 without a credential; set CONSOLE_PASSWORD (Basic auth, user CONSOLE_USER) or CONSOLE_TOKEN, or listen on 127.0.0.1\n',
+    );
+
+    const guarded = spawn(process.execPath, [CLI_PATH, 'console', '--host', '0.0.0.0', '--port', '0'], {
+      env: { ...dbEnv, CONSOLE_PASSWORD: 'correct horse battery' },
+    });
+    try {
+      const url = await new Promise<string>((resolve, reject) => {
+        let out = '';
+        guarded.stderr.on('data', (chunk) => {
+          out += chunk;
+          const found = /http:\/\/0\.0\.0\.0:(\d+)\//.exec(out);
+          if (found) resolve(`http://127.0.0.1:${found[1]}/`);
+        });
+        guarded.on('exit', (exitCode) => reject(new Error(`console exited ${exitCode}: ${out}`)));
+      });
+      const anonymous = await request(url);
+      expect(anonymous.statusCode).toBe(401);
+      expect(anonymous.headers['www-authenticate']).toMatch(/^Basic realm=/);
+      expect(await anonymous.body.text()).not.toContain('correct horse');
+      const wrong = await request(url, {
+        headers: { authorization: `Basic ${Buffer.from('admin:guess').toString('base64')}` },
+      });
+      expect(wrong.statusCode).toBe(401);
+      await wrong.body.dump();
+      const signedIn = await browser.newPage({
+        viewport: { width: 1280, height: 800 },
+        httpCredentials: { username: 'admin', password: 'correct horse battery' },
+      });
+      expect((await signedIn.goto(url))?.status()).toBe(200);
+      await expect(signedIn.locator('h1').textContent()).resolves.toBe('Overview');
+      await signedIn.close();
+    } finally {
+      guarded.kill('SIGTERM');
+    }
+  });
+});
