@@ -34,7 +34,9 @@ if (process.env.BENCH_REUSE !== '1') {
   const client = new InvoicingClient({ baseUrl: sandbox.url, user: 'sandbox', apiKey: 'sandbox', requestsPerHour: 0 });
   const started = performance.now();
   const outcome = await runSync({ db: handle.db, client, schema }, { kind: 'backfill' });
-  console.log(`backfill of ${records.toLocaleString('en')} records: ${outcome.status} in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  console.log(
+    `backfill of ${records.toLocaleString('en')} records: ${outcome.status} in ${((performance.now() - started) / 1000).toFixed(1)} s`,
+  );
   await client.close();
   await sandbox.close();
   await sql`insert into jobs (kind, payload, status, attempts, last_error, finished_at)
@@ -42,15 +44,20 @@ if (process.env.BENCH_REUSE !== '1') {
            1, case when i % 10 = 0 then 'PUT /products/1: 500 Server error' end, now()
       from generate_series(1, ${jobs}) as i`.execute(handle.db);
 }
-const counts = await sql`select (select count(*) from changes)::int as changes, (select count(*) from jobs)::int as jobs,
-  (select count(*) from quotations)::int as quotations, (select count(*) from document_lines)::int as lines`.execute(handle.db);
+const counts =
+  await sql`select (select count(*) from changes)::int as changes, (select count(*) from jobs)::int as jobs,
+  (select count(*) from quotations)::int as quotations, (select count(*) from document_lines)::int as lines`.execute(
+    handle.db,
+  );
 console.log('mirror:', counts.rows[0]);
 
 const settings = { inDaemon: true, user: 'admin', password: undefined, token: undefined };
 const server = createServer(consoleListener({ db: handle.db, settings, maxAttempts: 5 }));
 await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
 const base = `http://127.0.0.1:${server.address().port}`;
-const { rows: sample } = await sql`select clientnr from clients order by clientnr limit 1 offset 500`.execute(handle.db);
+const { rows: sample } = await sql`select clientnr from clients order by clientnr limit 1 offset 500`.execute(
+  handle.db,
+);
 const { rows: quotation } = await sql`select id from quotations order by id desc limit 1`.execute(handle.db);
 const { rows: job } = await sql`select id from jobs order by id limit 1`.execute(handle.db);
 const client = sample[0].clientnr;
@@ -91,7 +98,13 @@ for (const path of pages) {
     bytes = body.length;
   }
   times.sort((a, b) => a - b);
-  rows.push({ page: path, status, KB: Math.round(bytes / 1024), 'median ms': Math.round(times[times.length >> 1]), 'max ms': Math.round(times.at(-1)) });
+  rows.push({
+    page: path,
+    status,
+    KB: Math.round(bytes / 1024),
+    'median ms': Math.round(times[times.length >> 1]),
+    'max ms': Math.round(times.at(-1)),
+  });
 }
 console.table(rows);
 const slow = rows.filter((r) => r['median ms'] > 200 && !r.page.endsWith('.csv'));

@@ -28,6 +28,7 @@ export {
 export { LINE_COLUMNS, type DocumentLinesTable } from './document-lines.js';
 export { FREQUENCIES } from './repeating-invoices.js';
 export { REPORTS, REPORT_FUNCTIONS, findReport, type Report } from './reports.js';
+export { JOB_KIND_NAMES, type JobKindName } from './job-kinds.js';
 export { MAX_DECIMAL, MAX_INTEGER, MIN_INTEGER, type Approval, type DocumentLine, type Reference } from './wire.js';
 
 /** Every entity, in pull order: what documents refer to (countries, clients, products) comes first. */

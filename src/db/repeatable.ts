@@ -15,6 +15,7 @@ import { sql, type Kysely, type Transaction } from 'kysely';
 import {
   BOOKKEEPING_COLUMNS,
   ENTITIES,
+  JOB_KIND_NAMES,
   entityColumns,
   LINE_COLUMNS,
   REPORT_FUNCTIONS,
@@ -140,7 +141,27 @@ export const mirrorComments: Repeatable = (() => {
   };
 })();
 
-export const REPEATABLES: readonly Repeatable[] = [mirrorComments, reportViewsOf(REPORTS)];
+/**
+ * `jobs.kind` holds a known kind: checked at INSERT, so a kind misspelled in SQL is refused at once
+ * (naming the constraint) instead of failing when the job runs. NOT VALID: rows queued before are
+ * left as they are (they fail when run, saying the kind is unknown).
+ */
+export const jobKindCheck: Repeatable = (() => {
+  const statements = [
+    'alter table jobs drop constraint if exists jobs_kind_known',
+    `alter table jobs add constraint jobs_kind_known check (kind in (${JOB_KIND_NAMES.map(quoteLiteral).join(', ')})) not valid`,
+    `comment on constraint jobs_kind_known on jobs is ${quoteLiteral(`kind must be one of: ${JOB_KIND_NAMES.join(', ')}`)}`,
+  ];
+  return {
+    name: 'job_kinds',
+    hash: hashOf(statements),
+    async apply(trx) {
+      await executeAll(trx, statements);
+    },
+  };
+})();
+
+export const REPEATABLES: readonly Repeatable[] = [mirrorComments, reportViewsOf(REPORTS), jobKindCheck];
 
 /** The repeatables whose recorded hash differs from their current one. */
 export async function staleRepeatables(

@@ -8,9 +8,10 @@ import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import { MAX_SEND_IDS, NotFoundError, UnknownOutcomeError, type InvoicingClient } from '../api/index.js';
-import type { SingleReadEntity } from '../catalog/index.js';
+import { JOB_KIND_NAMES, type JobKindName, type SingleReadEntity } from '../catalog/index.js';
 import type { Database } from '../db/index.js';
 import { errorMessage } from '../errors.js';
+import { didYouMean } from '../suggest.js';
 import type { RefreshTarget } from '../sync/index.js';
 import { JobFailure, PayloadError, PrecheckError, UnresolvedOutcomeError } from './errors.js';
 import {
@@ -608,10 +609,11 @@ export const KINDS = {
       return { result: { id: p.id, size_bytes: pdf.length, sha256 }, touched: [] };
     },
   }),
-} satisfies Record<string, JobKind>;
+} satisfies Record<JobKindName, JobKind>;
 
-export type JobKindName = keyof typeof KINDS;
-export const KIND_NAMES = Object.keys(KINDS) as JobKindName[];
+/** The kinds in the catalogue's order (every one has a handler above, and no other). */
+export const KIND_NAMES: readonly JobKindName[] = JOB_KIND_NAMES;
+export type { JobKindName };
 
 /** What `POST /invoices` makes, by action. */
 const CREATED_BY_ACTION = { send: 'invoices', save: 'saved_invoices', repeat: 'repeating_invoices' } as const;
@@ -642,10 +644,46 @@ export function kindNamed(name: string): JobKind | undefined {
 /** The kind and the parsed payload, or a PayloadError naming the field that is wrong. */
 export function parseJob(kindName: string, payload: unknown): { kind: JobKind; payload: unknown } {
   const found = kindNamed(kindName);
-  if (!found) throw new PayloadError(`kind: unknown job kind '${kindName}' (known: ${KIND_NAMES.join(', ')})`);
+  if (!found)
+    throw new PayloadError(
+      `kind: unknown job kind '${kindName}'${didYouMean(kindName, KIND_NAMES)} (known: ${KIND_NAMES.join(', ')})`,
+    );
   const parsed = found.payload.safeParse(payload, { reportInput: true });
-  if (!parsed.success) throw new PayloadError(describeIssue(parsed.error.issues[0]!, payload));
+  if (!parsed.success) throw new PayloadError(describeIssues(found.payload, parsed.error.issues, payload));
   return { kind: found, payload: parsed.data };
+}
+
+/**
+ * The issue to report: an unknown field before anything else (a misspelled field also makes the
+ * field it should have been missing), with the missing field of the same object as its likely
+ * meaning.
+ */
+function describeIssues(schema: z.ZodType, issues: readonly z.core.$ZodIssue[], payload: unknown): string {
+  const unknown = issues.find((issue) => issue.code === 'unrecognized_keys');
+  if (!unknown) return describeIssue(issues[0]!, payload);
+  const where = unknown.path.map(String).join('.');
+  const missingHere = issues
+    .filter((issue) => issue.code === 'invalid_type' && issue.input === undefined)
+    .filter((issue) => issue.path.slice(0, -1).map(String).join('.') === where)
+    .map((issue) => String(issue.path.at(-1)));
+  const candidates = missingHere.length > 0 ? missingHere : fieldsAt(schema, unknown.path);
+  const path = ['payload', ...unknown.path.map(String)].join('.');
+  const keys = unknown.keys.map((key) => `'${key}'${didYouMean(key, candidates)}`);
+  return `${path}: unknown field${keys.length > 1 ? 's' : ''} ${keys.join(', ')}`;
+}
+
+/** The field names of the object at `path` in a payload schema (best effort; none when unsure). */
+function fieldsAt(schema: z.ZodType, path: readonly PropertyKey[]): string[] {
+  type Node = { shape?: Record<string, Node>; unwrap?: () => Node; def?: { in?: Node } };
+  const objectOf = (node: Node | undefined): Node | undefined => {
+    let current = node;
+    for (let depth = 0; current && !current.shape && depth < 5; depth++)
+      current = current.unwrap ? current.unwrap() : current.def?.in;
+    return current;
+  };
+  let node = objectOf(schema as unknown as Node);
+  for (const segment of path) node = objectOf(node?.shape?.[String(segment)]);
+  return node?.shape ? Object.keys(node.shape) : [];
 }
 
 function describeIssue(issue: z.core.$ZodIssue, payload: unknown): string {
