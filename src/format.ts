@@ -19,7 +19,8 @@ function cellText(value: unknown): string {
 }
 
 function jsonValue(value: unknown): unknown {
-  if (typeof value === 'bigint') return Number(value);
+  // A bigint past 2^53 would lose digits as a JSON number: it is written as a string.
+  if (typeof value === 'bigint') return Number.isSafeInteger(Number(value)) ? Number(value) : String(value);
   return value;
 }
 
@@ -45,7 +46,7 @@ export function formatRows(
     const lines = [columns.map(csvCell).join(','), ...rows.map((row) => columns.map((c) => csvCell(row[c])).join(','))];
     return `${lines.join('\n')}\n`;
   }
-  if (columns.length === 0) return '(no columns)\n';
+  if (columns.length === 0) return `(${rows.length} ${rows.length === 1 ? 'row' : 'rows'}, no columns)\n`;
   // Long cells (notes, raw json) are cut so a row stays on one line of a terminal.
   const cells = rows.map((row) => columns.map((c) => truncate(cellText(row[c]).replace(/\s+/g, ' '), 60)));
   // A loop, not Math.max(...cells): spreading a few hundred thousand rows overflows the stack.
@@ -90,4 +91,9 @@ export function truncate(text: string, max: number): string {
     width += w;
   }
   return out;
+}
+
+/** `1 request`, `2 requests`: a count with its noun in the right number. */
+export function plural(count: number, noun: string, nouns = `${noun}s`): string {
+  return `${count.toLocaleString('en')} ${count === 1 ? noun : nouns}`;
 }

@@ -262,7 +262,7 @@ export const REPORTS: readonly Report[] = [
     description: 'each invoice repeating invoices send in the next year',
     orderBy: 'send_date, repeating_invoice_id',
     comment:
-      'Every invoice the repeating invoices will send in the coming year: one row per send date, from the next send date on, each one step of the frequency after the previous (weekly 7 days, biweekly 14, fourweekly 28, monthly 1 month, bimonthly 2, quarterly 3, halfyearly 6, yearly 12; a monthly send on the 31st moves to the 28th in February and stays there), up to the final send date and to before the same day next year.',
+      'Every invoice the repeating invoices will send in the coming year: one row per send date from today on (a next send date in the past, which the service has not moved on yet, is stepped forward), each one step of the frequency after the previous (weekly 7 days, biweekly 14, fourweekly 28, monthly 1 month, bimonthly 2, quarterly 3, halfyearly 6, yearly 12; a monthly send on the 31st moves to the 28th in February and stays there), up to the final send date and to before the same day next year.',
     select: `
       select r.id as repeating_invoice_id,
              r.name as invoice_name,
@@ -277,7 +277,7 @@ export const REPORTS: readonly Report[] = [
                r.nextsenddate::timestamp,
                least(r.finalsenddate::timestamp, current_date + interval '1 year' - interval '1 day'),
                frequency_step(r.frequency)) as d(send_date)
-       where r.deleted_at is null`,
+       where r.deleted_at is null and d.send_date >= current_date`,
     columns: {
       repeating_invoice_id: 'id of the repeating invoice',
       invoice_name: 'name of the repeating invoice',

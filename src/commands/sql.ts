@@ -29,7 +29,9 @@ export function registerSqlCommand(program: Command): void {
           }
           throw new RunError(`query failed: ${errorMessage(error)}`);
         }
-        process.stdout.write(formatRows(result.rows, options.format));
+        // No rows, no keys to read the columns from: ask the server what the query returns.
+        const columns = result.rows[0] ? Object.keys(result.rows[0]) : await app.database.columnsOf(query);
+        process.stdout.write(formatRows(result.rows, options.format, columns));
       }),
     );
 }

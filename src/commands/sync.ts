@@ -3,7 +3,7 @@ import { addCommand } from './catalogue.js';
 import { syncDeps, type App } from '../app.js';
 import { createApiClient } from '../service-client.js';
 import { UsageError } from '../errors.js';
-import { formatRows } from '../format.js';
+import { formatRows, plural } from '../format.js';
 import { logger } from '../log.js';
 import { ENTITY_NAMES, isEntityName, type EntityName } from '../catalog/index.js';
 import { progressReporter, runSync, type SyncOutcome } from '../sync/index.js';
@@ -41,7 +41,7 @@ function printOutcome(outcome: SyncOutcome): void {
   }));
   process.stdout.write(formatRows(rows, 'table'));
   process.stdout.write(
-    `run ${outcome.runId}: ${outcome.status}, ${outcome.requestsMade} requests${outcome.error ? ` (${outcome.error})` : ''}\n`,
+    `run ${outcome.runId}: ${outcome.status}, ${plural(outcome.requestsMade, 'request')}${outcome.error ? ` (${outcome.error})` : ''}\n`,
   );
 }
 

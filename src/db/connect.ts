@@ -45,6 +45,8 @@ export interface DatabaseHandle {
    * survives a lost connection; `onListening` hears every time it listens (again).
    */
   listen(channel: string, onNotify: Listener, onListening?: () => void): Promise<() => Promise<void>>;
+  /** The names of the columns a query returns, without running it (a header for an empty result). */
+  columnsOf(query: string): Promise<string[]>;
   close(): Promise<void>;
 }
 
@@ -107,7 +109,8 @@ function openPostgres(
         to: INT8,
         from: [INT8],
         serialize: (value: number) => String(value),
-        parse: (text: string) => Number(text),
+        // Exact: a value past 2^53 (never an id; a sum or a literal in `sql`) stays text.
+        parse: (text: string) => (Number.isSafeInteger(Number(text)) ? Number(text) : text),
       },
       date: { to: DATE, from: [DATE], serialize: (value: string) => value, parse: (text: string) => text },
     },
@@ -123,6 +126,10 @@ function openPostgres(
     schema: options.schema,
     listen(channel, onNotify, onListening) {
       return listenResiliently(target, channel, onNotify, { connection: connectionOptions, onListening });
+    },
+    async columnsOf(query) {
+      const described = await client.unsafe(query).describe();
+      return (described.columns ?? []).map((column) => column.name);
     },
     async close() {
       // Queries still running get 10 s; then the connections are cut, so closing never hangs.

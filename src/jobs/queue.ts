@@ -347,10 +347,22 @@ export async function cancelJob(db: Kysely<Database>, id: number): Promise<void>
   if (!updated) throw await stateError(db, id, 'cancelled', 'a queued or interrupted');
 }
 
+/** A job's status as a person says it: "job 3 has succeeded", not "job 3 is succeeded". */
+const STATE_WORDS: Record<JobStatus, string> = {
+  queued: 'is queued',
+  running: 'is running',
+  succeeded: 'has succeeded',
+  failed: 'has failed',
+  cancelled: 'was cancelled',
+  interrupted: 'was interrupted',
+};
+
 async function stateError(db: Kysely<Database>, id: number, verb: string, allowed: string): Promise<JobStateError> {
   const row = await db.selectFrom('jobs').select('status').where('id', '=', id).executeTakeFirst();
   if (!row) return new JobStateError(`no job ${id}`);
-  return new JobStateError(`job ${id} is ${row.status}; only ${allowed} job can be ${verb}`);
+  return new JobStateError(
+    `job ${id} ${STATE_WORDS[row.status as JobStatus] ?? `is ${row.status}`}; only ${allowed} job can be ${verb}`,
+  );
 }
 
 export async function getJob(db: Kysely<Database>, id: number) {

@@ -442,11 +442,13 @@ export function generateRepeatingInvoice(seed: number, id: number, ctx: GenConte
   if (stepDays && next <= ctx.today)
     next = addDays(next, (Math.floor((dayMs(ctx.today) - dayMs(next)) / 86_400_000 / stepDays) + 1) * stepDays);
   while (next <= ctx.today) next = stepFrequency(next, frequency);
+  rec.repeattype = chance(rng, 0.7) ? 'auto' : 'manual';
+  // Some sent by hand wait for someone: their next send date has passed and stays until they are sent.
+  if (rec.repeattype === 'manual' && id % 4 === 1) next = addDays(ctx.today, -int(rng, 1, 60));
   rec.nextsenddate = next;
   // Half never end; the rest end within 1-400 days, some soon enough for a test to pass the date.
   rec.finalsenddate = chance(rng, 0.5) ? '' : addDays(next, int(rng, 0, 400));
   rec.frequency = frequency;
-  rec.repeattype = chance(rng, 0.7) ? 'auto' : 'manual';
   rec.email = client?.email ?? '';
   recompute('repeating_invoices', rec);
   return rec;

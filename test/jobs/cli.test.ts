@@ -47,7 +47,7 @@ describe('jobs add, list, show, cancel, retry', () => {
     expect(cancelled).toMatchObject({ code: 0, stdout: `job ${first.stdout.trim()} cancelled\n` });
     expect(await cli('cancel', first.stdout.trim())).toMatchObject({
       code: 1,
-      stderr: `invoice-mirror: job ${first.stdout.trim()} is cancelled; only a queued or interrupted job can be cancelled\n`,
+      stderr: `invoice-mirror: job ${first.stdout.trim()} was cancelled; only a queued or interrupted job can be cancelled\n`,
     });
     expect(await cli('show', '999999')).toMatchObject({ code: 1, stderr: 'invoice-mirror: no job 999999\n' });
 

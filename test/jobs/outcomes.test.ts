@@ -159,7 +159,7 @@ describe('unknown outcomes of actions that are not safe to repeat', () => {
       outcome: 'done',
       checked: 'marked done by a person (jobs retry --mark-sent)',
     });
-    await expect(retryJob(handle().db, id, { resend: true })).rejects.toThrow(/is succeeded; only a failed/);
+    await expect(retryJob(handle().db, id, { resend: true })).rejects.toThrow(/has succeeded; only a failed/);
   });
 
   it('a send that fails part-way records the batches sent, and jobs retry sends only the rest', async () => {
@@ -283,12 +283,12 @@ describe('queue rules', () => {
     expect(await run()).toEqual({ ran: 0, failed: 0 });
     expect((await jobRow(handle(), id)).status).toBe('cancelled');
     await expect(cancelJob(db, id)).rejects.toThrow(
-      `job ${id} is cancelled; only a queued or interrupted job can be cancelled`,
+      `job ${id} was cancelled; only a queued or interrupted job can be cancelled`,
     );
     await retryJob(db, id);
     expect(await run()).toEqual({ ran: 1, failed: 0 });
     await expect(retryJob(db, id)).rejects.toThrow(
-      `job ${id} is succeeded; only a failed, interrupted, cancelled or queued job can be retried`,
+      `job ${id} has succeeded; only a failed, interrupted, cancelled or queued job can be retried`,
     );
     await expect(retryJob(db, 987654)).rejects.toThrow('no job 987654');
   });

@@ -110,4 +110,19 @@ describe('invoice-mirror sql on the views', () => {
     const table = await cli('sql', query);
     expect(table.stdout.trimEnd().split('\n').at(-1)).toBe(`(${rows.length} rows)`);
   });
+
+  it('prints the header of an empty result in every format', async () => {
+    const query = 'select clientnr, company from clients where false';
+    expect((await cli('sql', query, '--format', 'csv')).stdout).toBe('clientnr,company\n');
+    expect((await cli('sql', query)).stdout).toBe('clientnr  company\n--------  -------\n(0 rows)\n');
+    expect((await cli('sql', query, '--format', 'json')).stdout).toBe('[]\n');
+  });
+
+  it('prints bigint values exactly, past 2^53 too', async () => {
+    const query = 'select 12345678901234567::bigint as big, 42::bigint as small';
+    expect(JSON.parse((await cli('sql', query, '--format', 'json')).stdout)).toEqual([
+      { big: '12345678901234567', small: 42 },
+    ]);
+    expect((await cli('sql', query, '--format', 'csv')).stdout).toBe('big,small\n12345678901234567,42\n');
+  });
 });

@@ -247,16 +247,19 @@ export function upcomingRepeatingSends(account: Account, today: string): Row[] {
   const rows = account.repeating_invoices.flatMap((r) => {
     const final = day(r.finalsenddate);
     const last = final && final < horizon ? final : horizon;
-    return sendDates(r, last).map((sendDate) => ({
-      repeating_invoice_id: int(r.id),
-      invoice_name: text(r.name),
-      client_number: int(r.clientnr),
-      client_name: displayName(r.company, r.contact),
-      send_date: sendDate,
-      frequency: frequencyOf(r),
-      amount_incl_tax: cents(r.totalintax),
-      sent_automatically: text(r.repeattype).toLowerCase() === 'auto',
-    }));
+    // From today on: a next send date in the past is stepped forward.
+    return sendDates(r, last)
+      .filter((sendDate) => sendDate >= today)
+      .map((sendDate) => ({
+        repeating_invoice_id: int(r.id),
+        invoice_name: text(r.name),
+        client_number: int(r.clientnr),
+        client_name: displayName(r.company, r.contact),
+        send_date: sendDate,
+        frequency: frequencyOf(r),
+        amount_incl_tax: cents(r.totalintax),
+        sent_automatically: text(r.repeattype).toLowerCase() === 'auto',
+      }));
   });
   return orderBy(rows, { key: col('send_date') }, { key: col('repeating_invoice_id') });
 }
