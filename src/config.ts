@@ -103,6 +103,22 @@ const flag = (fallback: boolean) =>
       .transform((text) => (text === undefined ? fallback : ['true', 'yes', '1', 'on'].includes(text))),
   );
 
+const CRON_FIELDS = ['minute', 'hour', 'day of month', 'month', 'day of week'];
+
+/** Why a cron expression is not one, naming the field that is wrong; null when it is one. */
+export function cronProblem(text: string): string | null {
+  if (cron.validate(text)) return null;
+  const fields = text.trim().split(/\s+/);
+  const names = fields.length === 6 ? ['second', ...CRON_FIELDS] : CRON_FIELDS;
+  const example = 'e.g. */15 * * * * (every 15 minutes)';
+  if (fields.length !== 5 && fields.length !== 6)
+    return `"${text}" has ${fields.length} field${fields.length === 1 ? '' : 's'}; a cron expression has 5 (${CRON_FIELDS.join(', ')}), or 6 with seconds first; ${example}`;
+  // Each field alone among stars: the first that fails on its own is the wrong one.
+  const bad = fields.findIndex((field, i) => !cron.validate(fields.map((f, j) => (j === i ? field : '*')).join(' ')));
+  if (bad >= 0) return `"${text}": the ${names[bad]} field '${fields[bad]}' is not valid; ${example}`;
+  return `"${text}" is not a cron expression; ${example}`;
+}
+
 export const settingsSchema = z.object({
   DATABASE_URL: postgresUrl,
   EMBEDDED_DB_DIR: z.preprocess(blankToUndefined, z.string().default('./.invoice-mirror/db')),
@@ -124,7 +140,10 @@ export const settingsSchema = z.object({
     z
       .string()
       .default('*/15 * * * *')
-      .refine((text) => cron.validate(text), 'must be a cron expression such as */15 * * * *'),
+      .superRefine((text, ctx) => {
+        const problem = cronProblem(text);
+        if (problem) ctx.addIssue({ code: 'custom', message: problem });
+      }),
   ),
   LOG_LEVEL: z.preprocess(
     (value) => (typeof value === 'string' ? blankToUndefined(value.toLowerCase()) : value),

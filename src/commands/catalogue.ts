@@ -35,6 +35,12 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: async () => (await import('./daemon.js')).registerDaemonCommand,
   },
   {
+    name: 'config',
+    description:
+      'print every setting with its effective value and source, and the database it will use (secrets hidden)',
+    load: async () => (await import('./config.js')).registerConfigCommand,
+  },
+  {
     name: 'console',
     description: 'serve the web console (overview, jobs, changes, records, reports) on 127.0.0.1:9465',
     load: async () => (await import('./console.js')).registerConsoleCommand,

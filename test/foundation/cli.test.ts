@@ -242,3 +242,39 @@ describe('a DATABASE_URL that is not PostgreSQL', () => {
     }
   });
 });
+
+describe('invoice-mirror config', () => {
+  it('prints each setting with its value and source, and the database, never a secret', async () => {
+    const result = await runCli(['config', '--json'], {
+      env: {
+        DATABASE_URL: 'postgres://mirror:db-secret-pw@db.example:5432/books',
+        INVOICING_API_KEY: 'api-secret-key',
+        CONSOLE_PASSWORD: 'console-secret',
+        PAGE_SIZE: '300',
+        MIRROR_SCHEMA: undefined,
+      },
+    });
+    expect(result.code).toBe(0);
+    for (const secret of ['db-secret-pw', 'api-secret-key', 'console-secret'])
+      expect(result.stdout + result.stderr).not.toContain(secret);
+    const printed = JSON.parse(result.stdout) as {
+      database: string;
+      settings: { setting: string; value: string; source: string }[];
+    };
+    expect(printed.database).toBe('PostgreSQL at postgres://mirror:[REDACTED]@db.example:5432/books, schema invoicing');
+    const setting = (name: string) => printed.settings.find((s) => s.setting === name);
+    expect(setting('PAGE_SIZE')).toEqual({ setting: 'PAGE_SIZE', value: '300', source: 'environment' });
+    expect(setting('MIRROR_SCHEMA')).toEqual({ setting: 'MIRROR_SCHEMA', value: 'invoicing', source: 'default' });
+    expect(setting('INVOICING_API_KEY')).toEqual({
+      setting: 'INVOICING_API_KEY',
+      value: '[REDACTED]',
+      source: 'environment',
+    });
+    expect(setting('CONSOLE_TOKEN')).toEqual({ setting: 'CONSOLE_TOKEN', value: '', source: 'unset' });
+
+    const embedded = await runCli(['config'], {
+      env: { DATABASE_URL: undefined, EMBEDDED_DB_DIR: '/tmp/im-config-test' },
+    });
+    expect(embedded.stdout).toContain('\nDatabase: the embedded server in /tmp/im-config-test, schema invoicing\n');
+  });
+});

@@ -38,7 +38,12 @@ describe('loadConfig', () => {
       'LOG_LEVEL: must be one of fatal, error, warn, info, debug, trace, silent',
     );
     expect(errorOf({ MIRROR_SCHEMA: 'Bad-Name' })).toMatch(/^MIRROR_SCHEMA: /);
-    expect(errorOf({ SYNC_CRON: 'every minute' })).toMatch(/^SYNC_CRON: must be a cron expression/);
+    expect(errorOf({ SYNC_CRON: 'every minute' })).toBe(
+      'SYNC_CRON: "every minute" has 2 fields; a cron expression has 5 (minute, hour, day of month, month, day of week), or 6 with seconds first; e.g. */15 * * * * (every 15 minutes)',
+    );
+    expect(errorOf({ SYNC_CRON: '0 25 * * *' })).toBe(
+      `SYNC_CRON: "0 25 * * *": the hour field '25' is not valid; e.g. */15 * * * * (every 15 minutes)`,
+    );
     expect(errorOf({ RECONCILE_INTERVAL_HOURS: '0' })).toMatch(/^RECONCILE_INTERVAL_HOURS: /);
     expect(errorOf({ HEALTH_PORT: '70000' })).toBe('HEALTH_PORT: must be a whole number from 0 to 65535');
     expect(errorOf({ PAGE_SIZE: '2.5' })).toBe('PAGE_SIZE: must be a whole number from 1 to 10000');
