@@ -59,9 +59,32 @@ export function reportFailure(error: unknown): number {
     );
     return 1;
   }
-  logger.error({ err: error }, 'unexpected error');
-  process.stderr.write(`invoice-mirror: unexpected error: ${scrub(errorMessage(error))}\n`);
+  const known = knownFailure(error);
+  if (known) {
+    logger.debug({ err: error }, 'failure');
+    process.stderr.write(`invoice-mirror: ${scrub(known)}\n`);
+    return 1;
+  }
+  // A bug: one line here; the stack with LOG_LEVEL=debug (as a JSON log line on stderr).
+  logger.debug({ err: error }, 'unexpected error');
+  process.stderr.write(
+    `invoice-mirror: unexpected error: ${scrub(errorMessage(error))} (LOG_LEVEL=debug shows where; please report it)\n`,
+  );
   return 1;
+}
+
+/**
+ * Failures that happen in life and have a known remedy, as one line naming the setting or grant
+ * to change; undefined for the rest.
+ */
+function knownFailure(error: unknown): string | undefined {
+  const { code, message } = (error ?? {}) as { code?: string; message?: string };
+  if (code === '42501')
+    return `the database refused: ${message}; grant the role of DATABASE_URL what it needs (to create the mirror: GRANT CREATE ON DATABASE … TO role; to use it: GRANT USAGE ON SCHEMA and SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA …), or use the role that owns the schema`;
+  if (code === '28P01' || code === '28000')
+    return `DATABASE_URL: the server refused the login (${message}); check the user name and password`;
+  if (code === '3D000') return `DATABASE_URL: ${message}; create it (createdb) or fix the database name`;
+  return undefined;
 }
 
 /** Parses a command-line option with a choice list, naming the option when it is wrong. */

@@ -270,12 +270,14 @@ function socketDirectory(dataDir: string, port: number, runAs: RunAs | undefined
 }
 
 async function initialise(dataDir: string, runAs: RunAs | undefined): Promise<void> {
+  const cannotCreate = (error: unknown) =>
+    new RunError(
+      `cannot create the embedded database in ${dataDir} (${(error as NodeJS.ErrnoException).code ?? errorMessage(error)}); set EMBEDDED_DB_DIR to a directory you can write, or DATABASE_URL to a PostgreSQL server`,
+    );
   try {
     mkdirSync(dirname(dataDir), { recursive: true });
   } catch (error) {
-    throw new RunError(
-      `cannot create the embedded database in ${dataDir} (${(error as NodeJS.ErrnoException).code ?? errorMessage(error)}); set EMBEDDED_DB_DIR to a directory you can write, or DATABASE_URL to a PostgreSQL server`,
-    );
+    throw cannotCreate(error);
   }
   if (runAs && !reachable(dirname(dataDir), runAs)) {
     throw new RunError(
@@ -285,7 +287,11 @@ async function initialise(dataDir: string, runAs: RunAs | undefined): Promise<vo
   const binaries = await postgresBinaries(runAs);
   // Made aside and renamed into place, so two commands creating it at once cannot mix their files.
   const staging = `${dataDir}.new-${process.pid}-${randomBytes(3).toString('hex')}`;
-  mkdirSync(staging, { mode: 0o700 });
+  try {
+    mkdirSync(staging, { mode: 0o700 });
+  } catch (error) {
+    throw cannotCreate(error); // the directory exists but cannot be written (EACCES)
+  }
   try {
     if (runAs) chownSync(staging, runAs.uid, runAs.gid);
     try {

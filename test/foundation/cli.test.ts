@@ -177,9 +177,13 @@ describe('reading with a role that may only read', () => {
         expect(result.stderr, args.join(' ')).toBe('');
         expect(result.code).toBe(0);
       }
-      // A command that migrates still needs a role that may.
+      // A command that migrates still needs a role that may, and says which grant is missing.
       const migrate = await runCli(['migrate'], { env });
       expect(migrate.code).toBe(1);
+      expect(migrate.stderr).toMatch(
+        /^invoice-mirror: the database refused: permission denied for [^;]+; grant the role of DATABASE_URL what it needs \(to create the mirror: GRANT CREATE ON DATABASE/,
+      );
+      expect(migrate.stderr.split('\n')).toHaveLength(2); // one line, no stack trace
       expect(migrate.stderr).not.toContain('read-only-pw');
     } finally {
       await client.unsafe(`drop owned by ${role}`).catch(() => undefined);
@@ -276,5 +280,15 @@ describe('invoice-mirror config', () => {
       env: { DATABASE_URL: undefined, EMBEDDED_DB_DIR: '/tmp/im-config-test' },
     });
     expect(embedded.stdout).toContain('\nDatabase: the embedded server in /tmp/im-config-test, schema invoicing\n');
+  });
+});
+
+describe('an embedded database directory that cannot be written', () => {
+  it('says which setting to change, in one line', async () => {
+    const result = await runCli(['migrate'], { env: { DATABASE_URL: undefined, EMBEDDED_DB_DIR: '/etc/hostname/db' } });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(
+      /^invoice-mirror: cannot create the embedded database in \/etc\/hostname\/db \(E[A-Z]+\); set EMBEDDED_DB_DIR to a directory you can write, or DATABASE_URL to a PostgreSQL server\n$/,
+    );
   });
 });
