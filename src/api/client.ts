@@ -6,7 +6,7 @@
 import type { Logger } from 'pino';
 import { logger as defaultLogger } from '../log.js';
 import { MalformedRecordError, NotFoundError, ServerError, UnknownOutcomeError } from './errors.js';
-import { HttpCore, operationOf, type Method, type RequestSpec } from './http.js';
+import { HttpCore, operationOf, type HttpOptions, type Method, type RequestSpec } from './http.js';
 import { PagedList, type ListAnswer, type PageStream, type PagingOptions } from './paging.js';
 import { readListText, singleValueText, WireList, wireItem } from './json-split.js';
 import { entityNamed, type EntityName, type SingleReadEntity } from '../catalog/index.js';
@@ -45,6 +45,8 @@ export interface ClientOptions {
   retryBaseMs?: number;
   /** Wraps every request on the wire (see HttpOptions.exclusive): the app uses it for a cross-process lock. */
   exclusive?: <T>(attempt: () => Promise<T>) => Promise<T>;
+  /** Told of every request attempt's endpoint and status (see HttpOptions.onAttempt). */
+  onAttempt?: HttpOptions['onAttempt'];
   logger?: Logger;
 }
 
@@ -107,6 +109,7 @@ export class InvoicingClient {
       user: options.user,
       apiKey: options.apiKey,
       exclusive: options.exclusive,
+      onAttempt: options.onAttempt,
       logger: this.log,
     });
   }

@@ -41,7 +41,23 @@ export interface HttpOptions {
    * account honour (the gate keeps one request in flight only within this process).
    */
   exclusive?: <T>(attempt: () => Promise<T>) => Promise<T>;
+  /** Told of every attempt's outcome (for metrics): the endpoint without ids, and the status. */
+  onAttempt?: (attempt: AttemptOutcome) => void;
   logger: Logger;
+}
+
+export interface AttemptOutcome {
+  method: Method;
+  /** The path without its query and with ids as `{id}`: `/clients/{id}`, `/invoices_saved`. */
+  endpoint: string;
+  /** The HTTP status, or how the attempt failed without one (timeout, dropped, …). */
+  status: string;
+}
+
+/** `/clients/12?x=1` → `/clients/{id}`: an endpoint label that does not grow with the data. */
+export function endpointOf(path: string): string {
+  const [first, ...rest] = path.split('?')[0]!.split('/').filter(Boolean);
+  return `/${first ?? ''}${rest.map(() => '/{id}').join('')}`;
 }
 
 export interface RequestSpec {
@@ -178,6 +194,11 @@ export class HttpCore {
       const outcome = this.options.exclusive
         ? await this.options.exclusive(() => this.send(spec))
         : await this.send(spec);
+      this.options.onAttempt?.({
+        method: spec.method,
+        endpoint: endpointOf(spec.path),
+        status: 'kind' in outcome ? outcome.kind : String(outcome.status),
+      });
       if ('kind' in outcome) {
         this.gate.noteDone(null);
         const { kind, detail, cause } = outcome;

@@ -37,6 +37,7 @@ export type {
   QuotationStatus,
 } from './client.js';
 export type { Page, PageStream, PagingOptions } from './paging.js';
+export type { AttemptOutcome } from './http.js';
 export { parseRecord, parseRecords, readRecord, readRecords, schemas } from './schemas.js';
 export type {
   RecordOf,

@@ -6,7 +6,7 @@
  */
 import { createServer, type RequestListener, type Server } from 'node:http';
 import { sql, type Kysely } from 'kysely';
-import { countJobsByStatus, heldDeletes, lastFinishedPull, type Database } from '../db/index.js';
+import { countJobsByStatus, heldDeletes, lastFinishedPull, lastSucceededPullAt, type Database } from '../db/index.js';
 import { errorMessage } from '../errors.js';
 import type { DaemonMetrics } from './metrics.js';
 import { listen } from '../console/index.js';
@@ -93,6 +93,50 @@ export async function checkHealth(
   return report;
 }
 
+export interface Readiness {
+  ready: boolean;
+  problems: string[];
+  /** When the mirror was last complete and exact (a sync or backfill that succeeded). */
+  lastSuccessAt: string | null;
+}
+
+/**
+ * Ready unless the database does not answer or the mirror is stale: its last successful pull is
+ * older than three schedule periods (one failed sync is not enough; a daemon that just started
+ * gets three periods for its first).
+ */
+export async function checkReadiness(
+  db: Kysely<Database>,
+  options: { periodMs: number; startedAt: number },
+): Promise<Readiness> {
+  const readiness: Readiness = { ready: true, problems: [], lastSuccessAt: null };
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${DATABASE_DEADLINE_MS} ms`)), DATABASE_DEADLINE_MS);
+  });
+  const reading = lastSucceededPullAt(db);
+  reading.catch(() => undefined);
+  try {
+    const at = await Promise.race([reading, deadline]);
+    readiness.lastSuccessAt = at?.toISOString() ?? null;
+    const since = at ? at.getTime() : options.startedAt;
+    if (Date.now() - since > 3 * options.periodMs)
+      readiness.problems.push(
+        at
+          ? `the mirror is stale: the last successful sync finished ${Math.round((Date.now() - since) / 1000)} s ago (more than three schedule periods)`
+          : 'no sync has succeeded in three schedule periods',
+      );
+  } catch (error) {
+    readiness.problems.push(`the database does not answer: ${errorMessage(error)}`);
+  } finally {
+    clearTimeout(timer);
+  }
+  readiness.ready = readiness.problems.length === 0;
+  return readiness;
+}
+
+const OWN_PATHS = new Set(['/healthz', '/livez', '/readyz', '/metrics']);
+
 export function startHealthServer(options: {
   host: string;
   port: number;
@@ -106,7 +150,7 @@ export function startHealthServer(options: {
 }): Promise<Server> {
   const server = createServer((request, response) => {
     const path = (request.url ?? '/').split('?')[0];
-    if (options.console && path !== '/healthz' && path !== '/metrics') return options.console(request, response);
+    if (options.console && !OWN_PATHS.has(path ?? '')) return options.console(request, response);
     const answer = async () => {
       if (request.method !== 'GET') return { status: 405, type: 'text/plain', body: 'method not allowed\n' };
       if (path === '/healthz') {
@@ -117,9 +161,19 @@ export function startHealthServer(options: {
           body: `${JSON.stringify(report)}\n`,
         };
       }
+      // Alive while the process answers at all: a restart would not mend a stale mirror.
+      if (path === '/livez') return { status: 200, type: 'application/json', body: '{"status":"ok"}\n' };
+      if (path === '/readyz') {
+        const readiness = await checkReadiness(options.db, options);
+        return {
+          status: readiness.ready ? 200 : 503,
+          type: 'application/json',
+          body: `${JSON.stringify(readiness)}\n`,
+        };
+      }
       if (path === '/metrics')
-        return { status: 200, type: 'text/plain; version=0.0.4', body: await options.metrics.render() };
-      return { status: 404, type: 'text/plain', body: 'not found: try /healthz or /metrics\n' };
+        return { status: 200, type: options.metrics.contentType, body: await options.metrics.render() };
+      return { status: 404, type: 'text/plain', body: 'not found: try /healthz, /livez, /readyz or /metrics\n' };
     };
     answer()
       .catch((error: unknown) => ({ status: 500, type: 'text/plain', body: `${errorMessage(error)}\n` }))

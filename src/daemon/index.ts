@@ -18,6 +18,7 @@ import { logger } from '../log.js';
 import { runSync, SyncBusyError } from '../sync/index.js';
 import { startHealthServer } from './health.js';
 import { DaemonMetrics } from './metrics.js';
+import { packageVersion } from '../version.js';
 import { checkConsoleAccess, consoleListener } from '../console/index.js';
 
 export interface DaemonHandle {
@@ -40,8 +41,9 @@ export async function startDaemon(app: App): Promise<DaemonHandle> {
   const { config, database } = app;
   if (config.console.inDaemon) checkConsoleAccess(config.health.host, config.console, 'HEALTH_HOST (CONSOLE is on)');
   const log = logger.child({ module: 'daemon' });
-  const client = createApiClient(app);
-  const metrics = new DaemonMetrics(database.db, client);
+  const metrics = new DaemonMetrics(database.db, packageVersion());
+  const client = createApiClient(app, { onAttempt: metrics.countAttempt });
+  metrics.watch(client);
   const runner = new JobRunner({ database, client, config, logger });
   runner.on('finished', (job) => metrics.recordJob(job));
   const periodMs = schedulePeriodMs(config.syncCron);

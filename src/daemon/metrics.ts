@@ -1,142 +1,133 @@
 /**
- * The daemon's metrics in Prometheus text format. What the process saw itself (sync runs, job
- * attempts, requests) is counted here; what lives in the database (jobs by status, the last
- * run) is read at scrape time, so several daemons on one database report the same truth.
+ * The daemon's metrics, with prom-client: Node's own process and event-loop metrics, what this
+ * process saw (sync runs, job attempts, requests by endpoint and status), and, read at scrape
+ * time, what lives in the database (jobs by status, when the mirror was last complete), so several
+ * daemons on one database report the same truth. A value not known yet is left out, never NaN.
  */
 import type { Kysely } from 'kysely';
-import type { InvoicingClient } from '../api/index.js';
-import { countJobsByStatus, secondsSinceLastPullWithData, type Database } from '../db/index.js';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { AttemptOutcome, InvoicingClient } from '../api/index.js';
+import { countJobsByStatus, lastSucceededPullAt, type Database } from '../db/index.js';
 import { JOB_STATUSES, type JobFinished } from '../jobs/index.js';
 import type { SyncOutcome } from '../sync/index.js';
 
 const JOB_DURATION_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120];
-
-interface Histogram {
-  buckets: number[];
-  sum: number;
-  count: number;
-}
-
-type Labels = Record<string, string>;
-
-function labelText(labels: Labels): string {
-  const parts = Object.entries(labels).map(
-    ([k, v]) => `${k}="${v.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n')}"`,
-  );
-  return parts.length > 0 ? `{${parts.join(',')}}` : '';
-}
+const RECORD_OUTCOMES = ['fetched', 'inserted', 'updated', 'deleted', 'unchanged'] as const;
 
 export class DaemonMetrics {
-  private readonly syncRuns = new Map<string, number>();
-  private lastSync: { kind: string; durationSeconds: number; outcome: SyncOutcome } | null = null;
-  private readonly jobDurations = new Map<string, Histogram>();
-  private readonly jobAttempts = new Map<string, number>();
+  readonly registry = new Registry();
+  private client: InvoicingClient | undefined;
+  private readonly syncRuns = new Counter({
+    name: 'invoice_mirror_sync_runs_total',
+    help: 'Sync runs finished by this process, by kind and status.',
+    labelNames: ['kind', 'status'],
+    registers: [this.registry],
+  });
+  private readonly lastSyncDuration = new Gauge({
+    name: 'invoice_mirror_last_sync_duration_seconds',
+    help: 'Duration of the last sync run of this process.',
+    labelNames: ['kind'],
+    registers: [this.registry],
+  });
+  private readonly lastSyncRecords = new Gauge({
+    name: 'invoice_mirror_last_sync_records',
+    help: 'Records of the last sync run of this process, per entity and outcome.',
+    labelNames: ['entity', 'outcome'],
+    registers: [this.registry],
+  });
+  private readonly requests = new Counter({
+    name: 'invoice_mirror_api_requests_total',
+    help: 'Requests sent to the invoicing service by this process, by method, endpoint and status (or how the attempt failed).',
+    labelNames: ['method', 'endpoint', 'status'],
+    registers: [this.registry],
+  });
+  private readonly jobAttempts = new Counter({
+    name: 'invoice_mirror_job_attempts_total',
+    help: 'Job attempts run by this process, by kind and outcome.',
+    labelNames: ['kind', 'status'],
+    registers: [this.registry],
+  });
+  private readonly jobDuration = new Histogram({
+    name: 'invoice_mirror_job_duration_seconds',
+    help: 'Time one job attempt took, by kind.',
+    labelNames: ['kind'],
+    buckets: JOB_DURATION_BUCKETS,
+    registers: [this.registry],
+  });
 
   constructor(
     private readonly db: Kysely<Database>,
-    private readonly client: InvoicingClient,
-  ) {}
+    version: string,
+  ) {
+    collectDefaultMetrics({ register: this.registry });
+    new Gauge({
+      name: 'invoice_mirror_build_info',
+      help: 'Always 1; the labels say which build runs.',
+      labelNames: ['version', 'node_version'],
+      registers: [this.registry],
+    }).set({ version, node_version: process.version }, 1);
+    const metrics = this;
+    new Gauge({
+      name: 'invoice_mirror_rate_limit_remaining',
+      help: 'The last X-RateLimit-Remaining the service sent (absent until one is seen).',
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        const remaining = metrics.client?.rateLimitRemaining;
+        if (remaining !== undefined && remaining !== null) this.set(remaining);
+      },
+    });
+    new Gauge({
+      name: 'invoice_mirror_jobs',
+      help: 'Jobs in the job table, by status.',
+      labelNames: ['status'],
+      registers: [this.registry],
+      async collect() {
+        const byStatus = await countJobsByStatus(metrics.db);
+        for (const status of JOB_STATUSES) this.set({ status }, byStatus[status] ?? 0);
+      },
+    });
+    new Gauge({
+      name: 'invoice_mirror_last_sync_success_timestamp_seconds',
+      help: 'When the last sync or backfill that succeeded (complete and exact) finished, any process (absent: never).',
+      registers: [this.registry],
+      async collect() {
+        this.reset();
+        const at = await lastSucceededPullAt(metrics.db);
+        if (at) this.set(at.getTime() / 1000);
+      },
+    });
+  }
+
+  /** Hand to the API client (`onAttempt`): counts every request by endpoint and status. */
+  readonly countAttempt = (attempt: AttemptOutcome): void => {
+    this.requests.inc({ method: attempt.method, endpoint: attempt.endpoint, status: attempt.status });
+  };
+
+  /** The client whose rate-limit budget is reported. */
+  watch(client: InvoicingClient): void {
+    this.client = client;
+  }
 
   recordSync(kind: string, durationMs: number, outcome: SyncOutcome): void {
-    const key = labelText({ kind, status: outcome.status });
-    this.syncRuns.set(key, (this.syncRuns.get(key) ?? 0) + 1);
-    this.lastSync = { kind, durationSeconds: durationMs / 1000, outcome };
+    this.syncRuns.inc({ kind, status: outcome.status });
+    this.lastSyncDuration.reset();
+    this.lastSyncDuration.set({ kind }, durationMs / 1000);
+    this.lastSyncRecords.reset();
+    for (const [entity, counts] of Object.entries(outcome.entities))
+      for (const field of RECORD_OUTCOMES) this.lastSyncRecords.set({ entity, outcome: field }, counts![field]);
   }
 
   recordJob(job: JobFinished): void {
-    const attemptKey = labelText({ kind: job.kind, status: job.status });
-    this.jobAttempts.set(attemptKey, (this.jobAttempts.get(attemptKey) ?? 0) + 1);
-    const durationKey = labelText({ kind: job.kind });
-    const histogram = this.jobDurations.get(durationKey) ?? {
-      buckets: JOB_DURATION_BUCKETS.map(() => 0),
-      sum: 0,
-      count: 0,
-    };
-    const seconds = job.durationMs / 1000;
-    JOB_DURATION_BUCKETS.forEach((bound, i) => {
-      if (seconds <= bound) histogram.buckets[i]!++;
-    });
-    histogram.sum += seconds;
-    histogram.count++;
-    this.jobDurations.set(durationKey, histogram);
+    this.jobAttempts.inc({ kind: job.kind, status: job.status });
+    this.jobDuration.observe({ kind: job.kind }, job.durationMs / 1000);
   }
 
-  async render(): Promise<string> {
-    const out: string[] = [];
-    const metric = (name: string, type: string, help: string, samples: Array<[Labels | string, number]>) => {
-      out.push(`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`);
-      for (const [labels, value] of samples)
-        out.push(
-          `${name}${typeof labels === 'string' ? labels : labelText(labels)} ${Number.isFinite(value) ? value : 'NaN'}`,
-        );
-    };
+  render(): Promise<string> {
+    return this.registry.metrics();
+  }
 
-    metric('invoice_mirror_sync_runs_total', 'counter', 'Sync runs finished by this process, by kind and status.', [
-      ...this.syncRuns.entries(),
-    ]);
-    if (this.lastSync) {
-      const { kind, durationSeconds, outcome } = this.lastSync;
-      metric('invoice_mirror_last_sync_duration_seconds', 'gauge', 'Duration of the last sync run of this process.', [
-        [{ kind }, durationSeconds],
-      ]);
-      const samples: Array<[Labels, number]> = [];
-      for (const [entity, counts] of Object.entries(outcome.entities)) {
-        for (const field of ['fetched', 'inserted', 'updated', 'deleted', 'unchanged'] as const)
-          samples.push([{ entity, outcome: field }, counts![field]]);
-      }
-      metric(
-        'invoice_mirror_last_sync_records',
-        'gauge',
-        'Records of the last sync run, per entity and outcome.',
-        samples,
-      );
-    }
-    metric(
-      'invoice_mirror_api_requests_total',
-      'counter',
-      'HTTP requests sent to the invoicing service by this process.',
-      [['', this.client.requestsMade]],
-    );
-    metric(
-      'invoice_mirror_rate_limit_remaining',
-      'gauge',
-      'The last X-RateLimit-Remaining the service sent (NaN: none seen yet).',
-      [['', this.client.rateLimitRemaining ?? Number.NaN]],
-    );
-
-    const byStatus = await countJobsByStatus(this.db);
-    metric(
-      'invoice_mirror_jobs',
-      'gauge',
-      'Jobs in the job table, by status.',
-      JOB_STATUSES.map((status) => [{ status }, byStatus[status] ?? 0]),
-    );
-    metric('invoice_mirror_job_attempts_total', 'counter', 'Job attempts run by this process, by kind and outcome.', [
-      ...this.jobAttempts.entries(),
-    ]);
-
-    out.push(
-      '# HELP invoice_mirror_job_duration_seconds Time one job attempt took, by kind.',
-      '# TYPE invoice_mirror_job_duration_seconds histogram',
-    );
-    for (const [labels, histogram] of this.jobDurations) {
-      const inner = labels.slice(1, -1);
-      for (const [i, bound] of JOB_DURATION_BUCKETS.entries())
-        out.push(`invoice_mirror_job_duration_seconds_bucket{${inner},le="${bound}"} ${histogram.buckets[i]}`);
-      out.push(`invoice_mirror_job_duration_seconds_bucket{${inner},le="+Inf"} ${histogram.count}`);
-      out.push(
-        `invoice_mirror_job_duration_seconds_sum${labels} ${histogram.sum}`,
-        `invoice_mirror_job_duration_seconds_count${labels} ${histogram.count}`,
-      );
-    }
-
-    const lastAge = await secondsSinceLastPullWithData(this.db);
-    metric(
-      'invoice_mirror_last_sync_age_seconds',
-      'gauge',
-      'Seconds since the last sync run that pulled data finished (any process).',
-      [['', lastAge ?? Number.NaN]],
-    );
-    return `${out.join('\n')}\n`;
+  get contentType(): string {
+    return this.registry.contentType;
   }
 }

@@ -14,7 +14,7 @@ export {
   recentRuns,
   recordRunProgress,
   secondsSinceLastPullStarted,
-  secondsSinceLastPullWithData,
+  lastSucceededPullAt,
   startRun,
   type FinishedPull,
   type RunEnd,

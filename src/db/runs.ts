@@ -97,12 +97,12 @@ export async function secondsSinceLastPullStarted(db: Kysely<Database>): Promise
   return rows[0]?.age ?? null;
 }
 
-/** Seconds since the last pull that brought data finished (`succeeded` or `partial`; null: never). */
-export async function secondsSinceLastPullWithData(db: Kysely<Database>): Promise<number | null> {
-  const { rows } = await sql<{ age: number | null }>`
-    select extract(epoch from now() - max(finished_at))::float8 as age
-      from sync_runs where kind = any(${sql.val(PULLS)}::text[]) and status in ('succeeded', 'partial')`.execute(db);
-  return rows[0]?.age ?? null;
+/** When the last pull that ended `succeeded` (complete and exact) finished; null: never. */
+export async function lastSucceededPullAt(db: Kysely<Database>): Promise<Date | null> {
+  const { rows } = await sql<{ at: Date | null }>`
+    select max(finished_at) as at from sync_runs
+     where kind = any(${sql.val(PULLS)}::text[]) and status = 'succeeded'`.execute(db);
+  return rows[0]?.at ?? null;
 }
 
 export interface FinishedPull {

@@ -1,0 +1,41 @@
+/** /readyz: not ready only when the mirror is stale or the database does not answer; one failed sync is not enough. */
+import { sql } from 'kysely';
+import { describe, expect, it } from 'vitest';
+import { checkReadiness } from '../../src/daemon/health.js';
+import { useTestDatabase } from '../support/test-database.js';
+
+const database = useTestDatabase();
+const PERIOD_MS = 15 * 60_000;
+
+async function run(status: string, finishedMinutesAgo: number): Promise<void> {
+  await sql`insert into sync_runs (kind, status, entities, started_at, finished_at)
+    values ('sync', ${status}, '{}', now() - make_interval(mins => ${finishedMinutesAgo + 1}),
+            now() - make_interval(mins => ${finishedMinutesAgo}))`.execute(database.current.handle.db);
+}
+
+describe('readiness', () => {
+  it('a daemon that just started is ready; one that never succeeded in three periods is not', async () => {
+    const db = database.current.handle.db;
+    expect((await checkReadiness(db, { periodMs: PERIOD_MS, startedAt: Date.now() })).ready).toBe(true);
+    const old = await checkReadiness(db, { periodMs: PERIOD_MS, startedAt: Date.now() - 4 * PERIOD_MS });
+    expect(old).toEqual({
+      ready: false,
+      problems: ['no sync has succeeded in three schedule periods'],
+      lastSuccessAt: null,
+    });
+  });
+
+  it('stays ready after a failed sync while the last success is recent, and turns stale after three periods', async () => {
+    const db = database.current.handle.db;
+    const startedAt = Date.now() - 10 * PERIOD_MS;
+    await run('succeeded', 20);
+    await run('failed', 5);
+    const fresh = await checkReadiness(db, { periodMs: PERIOD_MS, startedAt });
+    expect(fresh.ready).toBe(true);
+    expect(fresh.lastSuccessAt).not.toBeNull();
+    await sql`update sync_runs set finished_at = now() - interval '50 minutes' where status = 'succeeded'`.execute(db);
+    const stale = await checkReadiness(db, { periodMs: PERIOD_MS, startedAt });
+    expect(stale.ready).toBe(false);
+    expect(stale.problems[0]).toMatch(/^the mirror is stale: the last successful sync finished 3\d{3} s ago/);
+  });
+});
