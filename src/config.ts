@@ -114,7 +114,7 @@ export function cronProblem(text: string): string | null {
   if (fields.length !== 5 && fields.length !== 6)
     return `"${text}" has ${fields.length} field${fields.length === 1 ? '' : 's'}; a cron expression has 5 (${CRON_FIELDS.join(', ')}), or 6 with seconds first; ${example}`;
   // Each field alone among stars: the first that fails on its own is the wrong one.
-  const bad = fields.findIndex((field, i) => !cron.validate(fields.map((f, j) => (j === i ? field : '*')).join(' ')));
+  const bad = fields.findIndex((field, i) => !cron.validate(fields.map((_, j) => (j === i ? field : '*')).join(' ')));
   if (bad >= 0) return `"${text}": the ${names[bad]} field '${fields[bad]}' is not valid; ${example}`;
   return `"${text}" is not a cron expression; ${example}`;
 }
