@@ -60,7 +60,14 @@ export function createLogger(
   const destination =
     options.destination ??
     (usePretty
-      ? pretty({ destination: 2, sync: true, colorize: true, translateTime: 'SYS:HH:MM:ss' })
+      ? pretty({
+          destination: 2,
+          sync: true,
+          colorize: !process.env.NO_COLOR, // https://no-color.org
+          translateTime: 'SYS:HH:MM:ss',
+          // The counts a run logs are the summary table a command prints after it: once is enough.
+          ignore: 'counts',
+        })
       : pino.destination({ dest: 2, sync: true }));
   return pino(
     {

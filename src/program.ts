@@ -3,7 +3,8 @@
  * Exit codes: 0 success, 1 failure, 2 bad usage or configuration.
  */
 import { Command, CommanderError } from 'commander';
-import { COMMANDS } from './commands/catalogue.js';
+import { COMMANDS, EXIT_CODES } from './commands/catalogue.js';
+import { SETTING_MEANINGS } from './settings-help.js';
 
 /**
  * The program with every command listed; only the command named on the command line (or whose
@@ -16,6 +17,21 @@ export async function buildProgram(version: string, argv: string[] = process.arg
     )
     .version(version)
     .showHelpAfterError('(run invoice-mirror --help for usage)')
+    .addHelpText('after', () => {
+      const width = Math.max(...Object.keys(SETTING_MEANINGS).map((name) => name.length));
+      const settings = Object.entries(SETTING_MEANINGS).map(([name, meaning]) => `  ${name.padEnd(width)}  ${meaning}`);
+      return [
+        '',
+        "Settings (environment variables; 'invoice-mirror config' shows their values and sources):",
+        ...settings,
+        '',
+        `Exit codes: ${EXIT_CODES}`,
+        '',
+        'Example:',
+        '  $ npx invoice-mirror demo        # everything against the built-in sandbox',
+        '  $ npx invoice-mirror sync --help # one command in detail',
+      ].join('\n');
+    })
     .exitOverride();
   const words = argv.slice(2).filter((word) => !word.startsWith('-'));
   const named = words[0] === 'help' ? words[1] : words[0];

@@ -8,6 +8,8 @@ import type { Command } from 'commander';
 export interface CommandEntry {
   name: string;
   description: string;
+  /** Shown under `invoice-mirror NAME --help`. */
+  example: string;
   /** Adds the command, with this description, to the program. */
   load(): Promise<(program: Command) => void>;
 }
@@ -16,69 +18,82 @@ export const COMMANDS: readonly CommandEntry[] = [
   {
     name: 'migrate',
     description: 'apply pending migrations to the mirror schema, creating the embedded database if needed',
+    example: 'DATABASE_URL=postgres://me@localhost/books invoice-mirror migrate',
     load: async () => (await import('./migrate.js')).registerMigrateCommand,
   },
   {
     name: 'backfill',
     description:
       'pull everything (or the named entities) into the mirror; exit code 0 only when every entity was pulled completely',
+    example: 'invoice-mirror backfill --only clients,products',
     load: async () => (await import('./sync.js')).registerBackfillCommand,
   },
   {
     name: 'sync',
     description: 'one scheduled-style pass of every entity, then exit',
+    example: 'invoice-mirror sync --full',
     load: async () => (await import('./sync.js')).registerSyncCommand,
   },
   {
     name: 'daemon',
     description: 'run continuously: scheduled sync, job runner, /healthz and /metrics; stops cleanly on SIGINT/SIGTERM',
+    example: `SYNC_CRON='*/15 * * * *' invoice-mirror daemon`,
     load: async () => (await import('./daemon.js')).registerDaemonCommand,
   },
   {
     name: 'config',
     description:
       'print every setting with its effective value and source, and the database it will use (secrets hidden)',
+    example: 'invoice-mirror config --json',
     load: async () => (await import('./config.js')).registerConfigCommand,
   },
   {
     name: 'console',
     description: 'serve the web console (overview, jobs, changes, records, reports) on 127.0.0.1:9465',
+    example: 'invoice-mirror console --port 9465',
     load: async () => (await import('./console.js')).registerConsoleCommand,
   },
   {
     name: 'status',
     description: 'last sync runs, mirror counts, the job queue and the rate-limit budget last seen',
+    example: 'invoice-mirror status --json',
     load: async () => (await import('./status.js')).registerStatusCommand,
   },
   {
     name: 'demo',
     description:
       'try everything against the built-in sandbox: backfill, jobs, changes, a report (schema invoicing_demo)',
+    example: 'invoice-mirror demo --records 2000',
     load: async () => (await import('./demo.js')).registerDemoCommand,
   },
   {
     name: 'sandbox',
     description: 'run the built-in simulated invoicing service with generated data',
+    example: 'invoice-mirror sandbox --port 4010 --records 500',
     load: async () => (await import('../sandbox/command.js')).registerSandboxCommand,
   },
   {
     name: 'sql',
     description: 'run one read-only query against the mirror and print the rows',
+    example: 'invoice-mirror sql "select company, city from clients limit 5" --format csv',
     load: async () => (await import('./sql.js')).registerSqlCommand,
   },
   {
     name: 'jobs',
     description: 'queue and steer outbound actions (the jobs table)',
+    example: `invoice-mirror jobs add send_saved_invoices '{"ids": [12, 13], "delete": true}'`,
     load: async () => (await import('./jobs.js')).registerJobsCommands,
   },
   {
     name: 'invoice',
     description: 'sent invoices: `invoice pdf ID` prints or saves the archived PDF',
+    example: 'invoice-mirror invoice pdf 2026-0042 --out invoice.pdf',
     load: async () => (await import('./invoice.js')).registerInvoiceCommand,
   },
   {
     name: 'report',
     description: 'print a built-in report (no name: list them)',
+    example: 'invoice-mirror report open_quotations --format csv',
     load: async () => (await import('./report.js')).registerReportCommand,
   },
 ];
@@ -87,5 +102,11 @@ export const COMMANDS: readonly CommandEntry[] = [
 export function addCommand(program: Command, name: string): Command {
   const entry = COMMANDS.find((command) => command.name === name);
   if (!entry) throw new Error(`command '${name}' is not in the catalogue`);
-  return program.command(name).description(entry.description);
+  return program
+    .command(name)
+    .description(entry.description)
+    .addHelpText('after', `\nExample:\n  $ ${entry.example}\n\nExit codes: ${EXIT_CODES}`);
 }
+
+/** What every command's exit code means. */
+export const EXIT_CODES = '0 success, 1 failure, 2 bad usage or configuration (130/143: stopped by SIGINT/SIGTERM)';

@@ -6,5 +6,5 @@ export {
   type SyncProgress,
   type EntityOutcome,
 } from './run.js';
-export { progressReporter } from './progress.js';
+export { progressReporter, progressText } from './progress.js';
 export { refreshRecords, type RefreshTarget, type RefreshOutcome } from './refresh.js';

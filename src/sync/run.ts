@@ -76,9 +76,17 @@ export interface SyncProgress {
   entity: EntityName;
   /** Records received so far for this entity. */
   fetched: number;
+  /** List pages received so far. */
+  pages: number;
+  /**
+   * The records expected: the live rows the last complete pull left, for a full pull of an entity
+   * pulled completely before; null when not known (a first pull, an incremental one).
+   */
+  expected: number | null;
   /** Time since this entity's pull began. */
   elapsedMs: number;
-  done: boolean;
+  /** `pulling` until the entity's pull is over; `done` when its list was read to the end, else `failed`. */
+  state: 'pulling' | 'done' | 'failed';
 }
 
 export interface SyncOptions {
@@ -341,6 +349,10 @@ async function pullEntity(
   // into an empty table.
   const trackSeen = !tableWasEmpty || plan.mode === 'incremental';
   const cap = await db.selectFrom('list_caps').select('max_count').where('list', '=', entity).executeTakeFirst();
+  const expected = options.onProgress && plan.mode === 'full' ? await expectedRecords(db, entity) : null;
+  let pages = 0;
+  const progress = (state: SyncProgress['state']) =>
+    options.onProgress?.({ entity, fetched: outcome.fetched, pages, expected, elapsedMs: Date.now() - began, state });
   let learnedCap: number | null = null;
   const listOf = (filters: Readonly<Record<string, string>>) =>
     deps.client.list(entity, {
@@ -404,6 +416,7 @@ async function pullEntity(
       streams.push(stream);
       for await (const page of stream) {
         outcome.fetched += page.received;
+        pages++;
         for (const skipped of page.skipped) {
           pendingIssues.push(skipped);
           const key = storableKey(skipped.id);
@@ -421,7 +434,7 @@ async function pullEntity(
         const needed = tableWasEmpty ? null : await keysToMerge(writer.db, definition, identities);
         await writer.write(stage(records, identities, needed));
         await flushIssues();
-        options.onProgress?.({ entity, fetched: outcome.fetched, elapsedMs: Date.now() - began, done: false });
+        progress('pulling');
         if (options.signal?.aborted) {
           stoppedEarly = true;
           break;
@@ -522,8 +535,18 @@ async function pullEntity(
       );
     if (problems.length > 0) outcome.error = `${entity}: ${problems.join('; ')}`;
   }
-  options.onProgress?.({ entity, fetched: outcome.fetched, elapsedMs: Date.now() - began, done: true });
+  // Failed: the list did not end (an error, a stop); done: read to its end (the outcome's
+  // `complete` says whether it is also stored exactly).
+  progress(listComplete ? 'done' : 'failed');
   return { outcome, stopRun, connectionLost };
+}
+
+/** The live rows of an entity pulled completely before (what a full pull should find), else null. */
+async function expectedRecords(db: Kysely<Database>, entity: EntityName): Promise<number | null> {
+  const { rows } = await sql<{ live: number | null }>`
+    select case when exists (select 1 from entity_pulls where entity = ${entity} and last_complete_at is not null)
+                then (select count(*) from ${sql.table(entity)} where deleted_at is null)::int end as live`.execute(db);
+  return rows[0]?.live ?? null;
 }
 
 /** The delete policy of a run given only the CLI's `allowDeletes` (tests and callers without a config). */

@@ -292,3 +292,27 @@ describe('an embedded database directory that cannot be written', () => {
     );
   });
 });
+
+describe('--help', () => {
+  it('names every setting, the exit codes and, per command, an example', async () => {
+    const { settingsSchema } = await import('../../src/config.js');
+    const { COMMANDS } = await import('../../src/commands/catalogue.js');
+    const help = await runCli(['--help']);
+    expect(help.code).toBe(0);
+    for (const setting of Object.keys(settingsSchema.shape))
+      expect(help.stdout).toMatch(new RegExp(`^  ${setting} `, 'm'));
+    expect(help.stdout).toContain('Exit codes: 0 success, 1 failure, 2 bad usage or configuration');
+    for (const command of COMMANDS) {
+      const own = await runCli([command.name, '--help']);
+      expect(own.stdout, command.name).toContain(`Example:\n  $ ${command.example}\n`);
+    }
+  });
+
+  it("the README's Configuration table lists every setting", async () => {
+    const { readFileSync } = await import('node:fs');
+    const { settingsSchema } = await import('../../src/config.js');
+    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+    for (const setting of Object.keys(settingsSchema.shape))
+      expect(readme).toMatch(new RegExp(`^\\| [^|]*\`${setting}\``, 'm'));
+  });
+});

@@ -124,7 +124,7 @@ describe('repeating invoices', () => {
       if (r.repeattype === 'auto') expect(r.nextsenddate > '2026-11-01').toBe(true);
       if (r.finalsenddate !== '') expect(r.finalsenddate >= r.nextsenddate).toBe(true);
     }
-    expect(list.some((r) => r.repeattype === 'manual' && r.nextsenddate < '2026-11-01')).toBe(true);
+    expect(list.some((r: any) => r.repeattype === 'manual' && r.nextsenddate < '2026-11-01')).toBe(true);
     const one = list[0];
     expect(unwrap(await get(sb, `/invoices_repeated/${one.id}`), 'invoice')).toEqual(one);
     expect((await del(sb, `/invoices_repeated/${one.id}`)).status).toBe(200);
