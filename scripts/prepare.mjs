@@ -22,9 +22,15 @@ function newest(paths) {
   return latest;
 }
 
-const sources = ['src', 'migrations', 'scripts', 'package.json', 'package-lock.json', 'tsconfig.json'].map((p) => join(root, p));
+const sources = ['src', 'migrations', 'scripts', 'package.json', 'package-lock.json', 'tsconfig.json'].map((p) =>
+  join(root, p),
+);
 if (!existsSync(built) || newest(sources) > statSync(built).mtimeMs) {
-  const build = spawnSync('npm', ['run', 'build'], { cwd: root, stdio: 'inherit', shell: process.platform === 'win32' });
+  const build = spawnSync('npm', ['run', 'build'], {
+    cwd: root,
+    stdio: 'inherit',
+    shell: process.platform === 'win32',
+  });
   process.exit(build.status ?? 1);
 }
 const link = spawnSync(process.execPath, [join(root, 'scripts', 'link-bin.mjs')], { cwd: root, stdio: 'inherit' });

@@ -330,7 +330,8 @@ export class HttpCore {
       const code = (cause as { code?: string }).code ?? '';
       if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT')
         return { kind: 'timeout', detail: `no complete answer within ${deadline} ms`, cause };
-      if (CONNECT_CODES.has(code)) return { kind: 'connect', detail: `could not connect (${code})`, cause };
+      if (CONNECT_CODES.has(code))
+        return { kind: 'connect', detail: `could not connect to ${this.origin} (${code})`, cause };
       return { kind: 'dropped', detail: `connection dropped (${code || (cause as Error).message})`, cause };
     } finally {
       clearTimeout(timer);
