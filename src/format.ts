@@ -97,3 +97,18 @@ export function truncate(text: string, max: number): string {
 export function plural(count: number, noun: string, nouns = `${noun}s`): string {
   return `${count.toLocaleString('en')} ${count === 1 ? noun : nouns}`;
 }
+
+/** "3 min ago", "in 2 h", "5 d ago": a time as a person reads it at a glance. */
+export function relativeTime(at: Date, now = Date.now()): string {
+  const seconds = Math.round((now - at.getTime()) / 1000);
+  const size = Math.abs(seconds);
+  const [amount, unit] =
+    size < 90
+      ? [size, 's']
+      : size < 5400
+        ? [Math.round(size / 60), 'min']
+        : size < 172_800
+          ? [Math.round(size / 3600), 'h']
+          : [Math.round(size / 86_400), 'd'];
+  return seconds >= 0 ? `${amount} ${unit} ago` : `in ${amount} ${unit}`;
+}

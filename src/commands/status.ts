@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { addCommand } from './catalogue.js';
 import { sql } from 'kysely';
-import { formatRows } from '../format.js';
+import { formatRows, plural, relativeTime } from '../format.js';
 import { ENTITY_NAMES } from '../catalog/index.js';
 import { countJobsByStatus, heldDeletes, lastRateLimit, recentRuns } from '../db/index.js';
 import { withApp } from './context.js';
@@ -42,7 +42,13 @@ export function registerStatusCommand(program: Command): void {
         const out = process.stdout;
         out.write(`Mirror in ${app.database.location}, schema ${app.config.schema}\n\n`);
         out.write('Last sync runs\n');
-        out.write(runs.length > 0 ? formatRows(runs, 'table') : '(none yet: run invoice-mirror backfill)\n');
+        // Ages for a person; --json keeps the timestamps.
+        const shown = runs.map(({ started_at, ...run }) => ({
+          run: run.run,
+          started: relativeTime(started_at as Date),
+          ...Object.fromEntries(Object.entries(run).filter(([key]) => key !== 'run')),
+        }));
+        out.write(runs.length > 0 ? formatRows(shown, 'table') : '(none yet: run invoice-mirror backfill)\n');
         out.write(`\nMirror\n${formatRows(counts, 'table')}`);
         if (held.length > 0) {
           out.write(
@@ -67,7 +73,7 @@ export function registerStatusCommand(program: Command): void {
         }
         out.write(`\nJob queue\n${queue.length > 0 ? formatRows(queue, 'table') : '(empty)\n'}`);
         out.write(
-          `\nRate limit: ${rateLimit ? `${rateLimit.remaining} requests left this hour, as seen at ${rateLimit.seenAt.toISOString()}` : 'not seen yet'}\n`,
+          `\nRate limit: ${rateLimit ? `${plural(rateLimit.remaining, 'request')} left this hour, as seen ${relativeTime(rateLimit.seenAt)} (${rateLimit.seenAt.toISOString()})` : 'not seen yet'}\n`,
         );
       }),
     );

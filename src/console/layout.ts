@@ -5,6 +5,7 @@
  */
 import { html, raw } from 'hono/html';
 import type { HtmlEscapedString } from 'hono/utils/html';
+import { relativeTime } from '../format.js';
 
 export type Html = HtmlEscapedString | Promise<HtmlEscapedString>;
 
@@ -58,21 +59,11 @@ export function text(value: unknown): string {
   return String(value);
 }
 
-/** "3 min ago", "in 2 h": for times a person reads at a glance (the exact time is the title). */
+/** A time as an age ("3 min ago"); the exact time is its title. */
 export function ago(value: Date | string | null | undefined, now = Date.now()): Html {
   if (value === null || value === undefined) return html`<span class="muted">never</span>`;
   const at = value instanceof Date ? value : new Date(value);
-  const seconds = Math.round((now - at.getTime()) / 1000);
-  const size = Math.abs(seconds);
-  const [amount, unit] =
-    size < 90
-      ? [size, 's']
-      : size < 5400
-        ? [Math.round(size / 60), 'min']
-        : size < 172_800
-          ? [Math.round(size / 3600), 'h']
-          : [Math.round(size / 86_400), 'd'];
-  return html`<time datetime="${at.toISOString()}" title="${text(at)}">${seconds >= 0 ? `${amount} ${unit} ago` : `in ${amount} ${unit}`}</time>`;
+  return html`<time datetime="${at.toISOString()}" title="${text(at)}">${relativeTime(at, now)}</time>`;
 }
 
 /** A status as a coloured badge. */

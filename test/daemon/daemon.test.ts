@@ -181,7 +181,9 @@ describe('invoice-mirror daemon', () => {
     expect(text.code).toBe(0);
     expect(text.stdout).toContain('Last sync runs');
     expect(text.stdout).toMatch(/products\s+40\s+0/);
-    expect(text.stdout).toMatch(/Rate limit: \d+ requests left this hour/);
+    expect(text.stdout).toMatch(/Rate limit: [\d,]+ requests? left this hour, as seen \d+ (s|min) ago \(\d{4}-/);
+    expect(text.stdout).toMatch(/^\s*\d+\s+\d+ (s|min) ago\s+refresh\s+succeeded/m); // ages, not timestamps
+    expect(text.stdout).toMatch(/^Mirror in the database at .+, schema /);
     const json = await runCli(['status', '--json'], { env: database.current.env });
     const parsed = JSON.parse(json.stdout) as {
       runs: unknown[];
