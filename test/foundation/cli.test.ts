@@ -316,3 +316,35 @@ describe('--help', () => {
       expect(readme).toMatch(new RegExp(`^\\| [^|]*\`${setting}\``, 'm'));
   });
 });
+
+describe('a port in use and a service host that is not known', () => {
+  it('name the setting to change, in one line', async () => {
+    const schema = freshSchema();
+    const env = { DATABASE_URL: databaseUrl(), MIRROR_SCHEMA: schema };
+    const busy = createServer();
+    await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', resolve));
+    const port = (busy.address() as AddressInfo).port;
+    try {
+      const daemon = await runCli(['daemon'], {
+        env: { ...env, HEALTH_PORT: String(port), INVOICING_API_URL: 'http://127.0.0.1:9/api/v1' },
+      });
+      expect(daemon.code).toBe(1);
+      expect(daemon.stderr).toBe(
+        `invoice-mirror: HEALTH_PORT: 127.0.0.1:${port} is already in use (another invoice-mirror?); choose another port\n`,
+      );
+    } finally {
+      busy.close();
+    }
+    const sync = await runCli(['sync'], {
+      env: {
+        ...env,
+        INVOICING_API_URL: 'http://no-such-host.invalid/api/v1',
+        INVOICING_API_USER: 'u',
+        INVOICING_API_KEY: 'key-1234',
+        MAX_RETRIES: '0',
+      },
+    });
+    expect(sync.code).toBe(1);
+    expect(sync.stdout).toContain('could not connect to http://no-such-host.invalid (ENOTFOUND)');
+  });
+});
