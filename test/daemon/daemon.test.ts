@@ -83,6 +83,9 @@ describe('invoice-mirror daemon', () => {
     expect(await ready.json()).toMatchObject({ ready: true, problems: [] });
     expect(metrics).toMatch(/^invoice_mirror_job_duration_seconds_count\{kind="set_product_stock"\} 1$/m);
     expect((await fetch(`${daemon.url}/nothing`)).status).toBe(404);
+    const consolePage = await fetch(`${daemon.url}/`); // the web console beside them
+    expect(consolePage.status).toBe(200);
+    expect(await consolePage.text()).toContain('<h1>Overview</h1>');
 
     daemon.child.kill('SIGTERM');
     expect(await daemon.exited).toBe(0);
