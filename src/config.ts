@@ -225,10 +225,15 @@ export interface DeletePolicy {
   allow: string[] | 'all';
 }
 
+/** True for a host name or address of this machine only (localhost, 127.x.x.x, ::1). */
+export function isLoopback(host: string): boolean {
+  const bare = host.replace(/^\[|\]$/g, '');
+  return bare === 'localhost' || bare === '::1' || /^127\./.test(bare);
+}
+
 /** True when the URL points at this machine, where only the built-in sandbox is expected. */
 export function isLocalUrl(url: string): boolean {
-  const host = new URL(url).hostname;
-  return host === 'localhost' || host === '::1' || host === '[::1]' || /^127\./.test(host);
+  return isLoopback(new URL(url).hostname);
 }
 
 /**

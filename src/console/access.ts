@@ -9,13 +9,8 @@
  */
 import { timingSafeEqual } from 'node:crypto';
 import type { MiddlewareHandler } from 'hono';
-import type { ConsoleSettings } from '../config.js';
+import { isLoopback, type ConsoleSettings } from '../config.js';
 import { ConfigError } from '../errors.js';
-
-export function isLoopback(host: string): boolean {
-  const bare = host.replace(/^\[|\]$/g, '');
-  return bare === 'localhost' || bare === '::1' || /^127\./.test(bare);
-}
 
 /** Throws a ConfigError when the console would be open to the network without a credential. */
 export function checkConsoleAccess(host: string, settings: ConsoleSettings, what: string): void {

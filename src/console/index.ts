@@ -22,7 +22,7 @@ import { overviewPage } from './pages/overview.js';
 import { recordRoutes } from './pages/records.js';
 import { reportRoutes } from './pages/reports.js';
 
-export { checkConsoleAccess, isLoopback } from './access.js';
+export { checkConsoleAccess } from './access.js';
 
 export interface ConsoleDeps {
   db: Kysely<Database>;
