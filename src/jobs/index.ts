@@ -2,7 +2,16 @@
  * Queued outbound actions: the `jobs` table as a queue, one handler per kind, the runner.
  */
 export { JobRunner, type RunnerDeps, type JobFinished } from './runner.js';
-export { KINDS, KIND_NAMES, kindNamed, parseJob, type JobKind, type JobKindName, type JobRow } from './kinds.js';
+export {
+  KINDS,
+  KIND_NAMES,
+  kindNamed,
+  parseJob,
+  payloadTemplate,
+  type JobKind,
+  type JobKindName,
+  type JobRow,
+} from './kinds.js';
 export {
   addJob,
   cancelJob,

@@ -672,6 +672,17 @@ function describeIssues(schema: z.ZodType, issues: readonly z.core.$ZodIssue[], 
   return `${path}: unknown field${keys.length > 1 ? 's' : ''} ${keys.join(', ')}`;
 }
 
+/**
+ * A payload to start from: the kind's top-level fields, each null (queuing it as it is names the
+ * first field to fill in). For the console's job form.
+ */
+export function payloadTemplate(kindName: string): string {
+  const kind = kindNamed(kindName);
+  if (!kind) return '{}';
+  const fields = fieldsAt(kind.payload, []);
+  return fields.length === 0 ? '{}' : `{${fields.map((field) => `"${field}": null`).join(', ')}}`;
+}
+
 /** The field names of the object at `path` in a payload schema (best effort; none when unsure). */
 function fieldsAt(schema: z.ZodType, path: readonly PropertyKey[]): string[] {
   type Node = { shape?: Record<string, Node>; unwrap?: () => Node; def?: { in?: Node } };

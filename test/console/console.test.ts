@@ -95,6 +95,8 @@ describe('web console', () => {
     const before = await count();
     await page.goto(`${base}/jobs/new`);
     await page.selectOption('select[name="kind"]', 'set_product_stock');
+    await page.waitForURL(`${base}/jobs/new?kind=set_product_stock`); // the kind's fields, to fill in
+    await expect(page.locator('textarea[name="payload"]').inputValue()).resolves.toBe('{"id": null, "stock": null}');
     await page.fill('textarea[name="payload"]', '{"id": 3, "stock": "many"}');
     await page.getByRole('button', { name: 'Queue' }).click();
     const error = page.locator('.field-error [role="alert"]');

@@ -17,6 +17,7 @@ import {
   KIND_NAMES,
   KINDS,
   PayloadError,
+  payloadTemplate,
   retryJob,
 } from '../../jobs/index.js';
 import { ago, badge, html, page, pager, text, withQuery, type Html } from '../layout.js';
@@ -131,13 +132,13 @@ function newJobPage(values: { kind?: string; payload?: string }, error?: string)
     'Queue a job',
     html`<form method="post" action="/jobs" style="max-width: 720px">
       <p class="muted">The same check as <code>invoice-mirror jobs add</code>: the payload is validated before anything is queued.</p>
-      <label class="${error?.startsWith('kind:') ? 'field-error' : ''}">kind
-        <select name="kind">${KIND_NAMES.map(
+      <label class="${error?.startsWith('kind:') ? 'field-error' : ''}">kind (choosing one fills in its fields)
+        <select name="kind" onchange="location.href = '/jobs/new?kind=' + encodeURIComponent(this.value)">${KIND_NAMES.map(
           (name) =>
             html`<option value="${name}" ${name === kind ? 'selected' : ''}>${name}: ${KINDS[name].summary}</option>`,
         )}</select></label>
       <label class="${onPayload ? 'field-error' : ''}">payload (JSON)
-        <textarea name="payload" spellcheck="false">${values.payload ?? '{"ids": [], "delete": false}'}</textarea>
+        <textarea name="payload" spellcheck="false">${values.payload ?? payloadTemplate(kind)}</textarea>
         ${error ? html`<span class="error" role="alert">${error}</span>` : ''}
       </label>
       <p><button type="submit">Queue</button></p>
