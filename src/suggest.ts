@@ -4,7 +4,7 @@
  */
 import { closest, distance } from 'fastest-levenshtein';
 
-export function closestName(given: string, known: readonly string[]): string | undefined {
+function closestName(given: string, known: readonly string[]): string | undefined {
   if (known.length === 0) return undefined;
   const best = closest(given, known as string[]);
   return distance(given, best) <= Math.max(2, Math.floor(best.length / 3)) ? best : undefined;

@@ -2,13 +2,11 @@ import type { Command } from 'commander';
 import { resolve } from 'node:path';
 import { loadConfig, settingsSchema } from '../config.js';
 import { formatRows } from '../format.js';
+import { scrub } from '../log.js';
 import { addCommand } from './catalogue.js';
 
 /** Settings whose values are never printed. */
 const SECRET = new Set(['INVOICING_API_KEY', 'CONSOLE_PASSWORD', 'CONSOLE_TOKEN']);
-
-/** `scheme://user:password@host` with the password hidden. */
-const withoutPassword = (url: string) => url.replace(/(\/\/[^/:@]*:)[^@/]*@/, '$1[REDACTED]@');
 
 /** `invoice-mirror config`: every setting's effective value and where it came from. */
 export function registerConfigCommand(program: Command): void {
@@ -27,7 +25,7 @@ export function registerConfigCommand(program: Command): void {
             : SECRET.has(name)
               ? '[REDACTED]'
               : name === 'DATABASE_URL'
-                ? withoutPassword(String(value))
+                ? scrub(String(value))
                 : Array.isArray(value)
                   ? value.join(',') || 'none'
                   : String(value);
@@ -38,7 +36,7 @@ export function registerConfigCommand(program: Command): void {
         };
       });
       const database = config.databaseUrl
-        ? `PostgreSQL at ${withoutPassword(config.databaseUrl)}, schema ${config.schema}`
+        ? `PostgreSQL at ${scrub(config.databaseUrl)}, schema ${config.schema}`
         : `the embedded server in ${resolve(config.embeddedDbDir)}, schema ${config.schema}`;
       if (options.json) {
         process.stdout.write(`${JSON.stringify({ database, settings: rows }, null, 2)}\n`);

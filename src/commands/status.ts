@@ -2,8 +2,7 @@ import type { Command } from 'commander';
 import { addCommand } from './catalogue.js';
 import { sql } from 'kysely';
 import { formatRows, plural, relativeTime } from '../format.js';
-import { ENTITY_NAMES } from '../catalog/index.js';
-import { countJobsByStatus, heldDeletes, lastRateLimit, recentRuns } from '../db/index.js';
+import { countJobsByStatus, heldDeletes, lastRateLimit, mirrorCounts, recentRuns } from '../db/index.js';
 import { withApp } from './context.js';
 
 export function registerStatusCommand(program: Command): void {
@@ -13,15 +12,7 @@ export function registerStatusCommand(program: Command): void {
       withApp({}, async (app, options: { json?: boolean }) => {
         const { db } = app.database;
         const runs = await recentRuns(db, 5);
-        const counts = await Promise.all(
-          ENTITY_NAMES.map(async (table) => {
-            const { rows } = await sql<{ live: number; deleted: number }>`
-              select count(*) filter (where deleted_at is null)::int as live, count(*) filter (where deleted_at is not null)::int as deleted from ${sql.table(table)}`.execute(
-              db,
-            );
-            return { table, live: Number(rows[0]!.live), deleted: Number(rows[0]!.deleted) };
-          }),
-        );
+        const counts = await mirrorCounts(db);
         const queue = Object.entries(await countJobsByStatus(db)).map(([status, jobs]) => ({ status, jobs }));
         const rateLimit = await lastRateLimit(db);
         const held = await heldDeletes(db);

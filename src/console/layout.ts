@@ -1,15 +1,16 @@
 /**
  * The page shell (navigation, styles, scripts) and the small pieces every page uses: values as
- * text, times as ages, tables, pagers, links that keep the current filters. Hono's `html` escapes
- * every interpolated value; `raw` is used only for markup built here.
+ * text, times as ages, pagers, links that keep the current filters. Hono's `html` escapes every
+ * interpolated value.
  */
-import { html, raw } from 'hono/html';
+import { html } from 'hono/html';
 import type { HtmlEscapedString } from 'hono/utils/html';
+import { ENTITY_NAMES } from '../catalog/index.js';
 import { relativeTime } from '../format.js';
 
 export type Html = HtmlEscapedString | Promise<HtmlEscapedString>;
 
-export const SECTIONS = [
+const SECTIONS = [
   ['/', 'Overview'],
   ['/jobs', 'Jobs'],
   ['/changes', 'Changes'],
@@ -82,6 +83,16 @@ export function withQuery(url: string, changes: Record<string, string | number |
   return `${parsed.pathname}${query ? `?${query}` : ''}`;
 }
 
+/** The page number a list was asked for (`?page=`), 1 when missing or not a number. */
+export function pageOf(query: Record<string, string>): number {
+  return Math.max(1, Number.parseInt(query.page ?? '1', 10) || 1);
+}
+
+/** The page for an entity name that is not one of the mirror's. */
+export function unknownEntityPage(name: string): Html {
+  return page('Not found', html`<p class="error">No entity "${name}"; known: ${ENTITY_NAMES.join(', ')}.</p>`);
+}
+
 /** Previous and next links of a list read with `limit + 1` rows (the extra row says there is more). */
 export function pager(url: string, pageNumber: number, hasNext: boolean): Html {
   return html`<p class="pager">
@@ -89,16 +100,6 @@ export function pager(url: string, pageNumber: number, hasNext: boolean): Html {
     <span class="muted">page ${pageNumber}</span>
     ${hasNext ? html`<a href="${withQuery(url, { page: pageNumber + 1 })}">older →</a>` : ''}
   </p>`;
-}
-
-/** A plain table of rows (objects), every value as text. */
-export function table(rows: readonly Record<string, unknown>[], columns?: readonly string[]): Html {
-  if (rows.length === 0) return html`<p class="muted">Nothing to show.</p>`;
-  const names = columns ?? Object.keys(rows[0]!);
-  return html`<table>
-    <thead><tr>${names.map((name) => html`<th>${name}</th>`)}</tr></thead>
-    <tbody>${rows.map((row) => html`<tr>${names.map((name) => html`<td>${text(row[name])}</td>`)}</tr>`)}</tbody>
-  </table>`;
 }
 
 /** Data for a chart drawn by charts.js in the browser (uPlot), as a JSON attribute. */
@@ -110,4 +111,4 @@ export function chart(
   return html`<figure class="chart" data-kind="${kind}" data-chart="${JSON.stringify(data)}"><figcaption>${title}</figcaption></figure>`;
 }
 
-export { html, raw };
+export { html };

@@ -26,6 +26,20 @@ export interface HealthReport {
 /** How long a health check waits for the database: a probe must get its answer within a second. */
 const DATABASE_DEADLINE_MS = 800;
 
+/** A database read, or an error once DATABASE_DEADLINE_MS have passed (the read then settles unheard). */
+async function withinDeadline<T>(reading: Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${DATABASE_DEADLINE_MS} ms`)), DATABASE_DEADLINE_MS);
+  });
+  reading.catch(() => undefined);
+  try {
+    return await Promise.race([reading, deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 type DatabaseState = Pick<HealthReport, 'lastSync' | 'queue' | 'heldDeletes' | 'rejectedValues' | 'warnings'>;
 
 async function readDatabaseState(db: Kysely<Database>): Promise<DatabaseState> {
@@ -61,19 +75,11 @@ export async function checkHealth(
     lastSync: null,
     queue: {},
   };
-  let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer within ${DATABASE_DEADLINE_MS} ms`)), DATABASE_DEADLINE_MS);
-  });
-  const reading = readDatabaseState(db);
-  reading.catch(() => undefined); // settles after the deadline when the database is slow
   try {
-    Object.assign(report, await Promise.race([reading, deadline]));
+    Object.assign(report, await withinDeadline(readDatabaseState(db)));
   } catch (error) {
     report.database = `error: ${errorMessage(error)}`;
     report.problems.push('the database does not answer');
-  } finally {
-    clearTimeout(timer);
   }
   const trouble = options.runnerTrouble?.();
   if (trouble)
@@ -110,14 +116,8 @@ export async function checkReadiness(
   options: { periodMs: number; startedAt: number },
 ): Promise<Readiness> {
   const readiness: Readiness = { ready: true, problems: [], lastSuccessAt: null };
-  let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer within ${DATABASE_DEADLINE_MS} ms`)), DATABASE_DEADLINE_MS);
-  });
-  const reading = lastSucceededPullAt(db);
-  reading.catch(() => undefined);
   try {
-    const at = await Promise.race([reading, deadline]);
+    const at = await withinDeadline(lastSucceededPullAt(db));
     readiness.lastSuccessAt = at?.toISOString() ?? null;
     const since = at ? at.getTime() : options.startedAt;
     if (Date.now() - since > 3 * options.periodMs)
@@ -128,8 +128,6 @@ export async function checkReadiness(
       );
   } catch (error) {
     readiness.problems.push(`the database does not answer: ${errorMessage(error)}`);
-  } finally {
-    clearTimeout(timer);
   }
   readiness.ready = readiness.problems.length === 0;
   return readiness;

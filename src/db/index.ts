@@ -19,4 +19,4 @@ export {
   type FinishedPull,
   type RunEnd,
 } from './runs.js';
-export { countJobsByStatus, heldDeletes } from './summaries.js';
+export { countJobsByStatus, heldDeletes, mirrorCounts } from './summaries.js';

@@ -371,7 +371,11 @@ export async function getJob(db: Kysely<Database>, id: number) {
   return { ...row, id: Number(row.id) };
 }
 
-export async function listJobs(db: Kysely<Database>, options: { status?: JobStatus; limit?: number } = {}) {
+/** The newest jobs, optionally of one status and kind; `offset` pages back. */
+export async function listJobs(
+  db: Kysely<Database>,
+  options: { status?: JobStatus; kind?: string; limit?: number; offset?: number } = {},
+) {
   let query = db
     .selectFrom('jobs')
     .select([
@@ -386,8 +390,10 @@ export async function listJobs(db: Kysely<Database>, options: { status?: JobStat
       'last_error',
     ])
     .orderBy('id', 'desc')
-    .limit(options.limit ?? 50);
+    .limit(options.limit ?? 50)
+    .offset(options.offset ?? 0);
   if (options.status) query = query.where('status', '=', options.status);
+  if (options.kind) query = query.where('kind', '=', options.kind);
   return query.execute();
 }
 

@@ -4,9 +4,9 @@
  */
 import type { Hono } from 'hono';
 import { sql, type Kysely } from 'kysely';
-import { ENTITY_NAMES } from '../../catalog/index.js';
+import { ENTITY_NAMES, isEntityName } from '../../catalog/index.js';
 import type { Database } from '../../db/index.js';
-import { ago, badge, html, page, pager, text, type Html } from '../layout.js';
+import { ago, badge, html, page, pageOf, pager, text, unknownEntityPage, type Html } from '../layout.js';
 
 const PAGE_ROWS = 50;
 const OPS = ['insert', 'update', 'delete', 'restore'] as const;
@@ -24,7 +24,7 @@ interface ChangeRow {
 
 async function feedPage(db: Kysely<Database>, url: string, query: Record<string, string>): Promise<Html> {
   const problems: string[] = [];
-  const entity = (ENTITY_NAMES as readonly string[]).includes(query.entity ?? '') ? query.entity! : null;
+  const entity = isEntityName(query.entity ?? '') ? query.entity! : null;
   const op = (OPS as readonly string[]).includes(query.op ?? '') ? query.op! : null;
   const date = (name: 'from' | 'to'): string | null => {
     const value = query[name] ?? '';
@@ -34,7 +34,7 @@ async function feedPage(db: Kysely<Database>, url: string, query: Record<string,
     return null;
   };
   const [from, to] = [date('from'), date('to')];
-  const pageNumber = Math.max(1, Number.parseInt(query.page ?? '1', 10) || 1);
+  const pageNumber = pageOf(query);
   const { rows } = await sql<ChangeRow>`
     select id, sync_run_id, entity, entity_id, op, changed_fields, detected_at from changes
      where (${entity}::text is null or entity = ${entity})
@@ -108,11 +108,7 @@ export function changeRoutes(app: Hono, db: Kysely<Database>): void {
   app.get('/changes/:entity/:id', async (c) => {
     const entity = c.req.param('entity');
     const id = c.req.param('id');
-    if (!(ENTITY_NAMES as readonly string[]).includes(entity))
-      return c.html(
-        page('Not found', html`<p class="error">No entity "${entity}"; known: ${ENTITY_NAMES.join(', ')}.</p>`),
-        404,
-      );
+    if (!isEntityName(entity)) return c.html(unknownEntityPage(entity), 404);
     const versions = await historyOf(db, entity, id);
     return c.html(
       page(

@@ -4,7 +4,7 @@
  * that queues any kind through the same validation as `jobs add`.
  */
 import type { Hono } from 'hono';
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { Database } from '../../db/index.js';
 import { RunError } from '../../errors.js';
 import {
@@ -16,35 +16,23 @@ import {
   JobStateError,
   KIND_NAMES,
   KINDS,
+  listJobs,
   PayloadError,
   payloadTemplate,
   retryJob,
+  type JobStatus,
 } from '../../jobs/index.js';
-import { ago, badge, html, page, pager, text, withQuery, type Html } from '../layout.js';
+import { ago, badge, html, page, pageOf, pager, text, withQuery, type Html } from '../layout.js';
 
 const PAGE_ROWS = 50;
 
-interface JobListRow {
-  id: string;
-  kind: string;
-  status: string;
-  attempts: number;
-  max_attempts: number;
-  created_at: Date;
-  run_after: Date;
-  finished_at: Date | null;
-  last_error: string | null;
-}
-
 async function jobTable(db: Kysely<Database>, url: string, query: Record<string, string>): Promise<Html> {
-  const status = (JOB_STATUSES as readonly string[]).includes(query.status ?? '') ? query.status : undefined;
+  const status = (JOB_STATUSES as readonly string[]).includes(query.status ?? '')
+    ? (query.status as JobStatus)
+    : undefined;
   const kind = (KIND_NAMES as readonly string[]).includes(query.kind ?? '') ? query.kind : undefined;
-  const pageNumber = Math.max(1, Number.parseInt(query.page ?? '1', 10) || 1);
-  const { rows } = await sql<JobListRow>`
-    select id, kind, status, attempts, max_attempts, created_at, run_after, finished_at, last_error from jobs
-     where (${status ?? null}::text is null or status = ${status ?? null})
-       and (${kind ?? null}::text is null or kind = ${kind ?? null})
-     order by id desc limit ${PAGE_ROWS + 1} offset ${(pageNumber - 1) * PAGE_ROWS}`.execute(db);
+  const pageNumber = pageOf(query);
+  const rows = await listJobs(db, { status, kind, limit: PAGE_ROWS + 1, offset: (pageNumber - 1) * PAGE_ROWS });
   const active = rows.some((row) => row.status === 'queued' || row.status === 'running');
   // While something runs the table asks for itself again every 2 s (htmx), and stops when all is done.
   return html`<div id="job-table" ${active ? html`hx-get="${withQuery(url, { fragment: 'table' })}" hx-trigger="every 2s" hx-swap="outerHTML"` : ''}>

@@ -8,15 +8,15 @@ import type { Hono } from 'hono';
 import { sql, type Kysely } from 'kysely';
 import {
   BOOKKEEPING_COLUMNS,
-  ENTITY_NAMES,
   entityColumns,
   entityNamed,
+  isEntityName,
   type EntityName,
   type EntitySpec,
 } from '../../catalog/index.js';
-import type { Database } from '../../db/index.js';
+import { mirrorCounts, type Database } from '../../db/index.js';
 import type { JobKindName } from '../../jobs/index.js';
-import { ago, badge, html, page, pager, text, type Html } from '../layout.js';
+import { ago, badge, html, page, pageOf, pager, text, unknownEntityPage, type Html } from '../layout.js';
 import { historyOf, historyTable } from './changes.js';
 
 const PAGE_ROWS = 50;
@@ -71,23 +71,14 @@ const ACTIONS: Partial<Record<EntityName, RecordAction[]>> = {
   ],
 };
 
-const isEntity = (name: string): name is EntityName => (ENTITY_NAMES as readonly string[]).includes(name);
-
 async function entitiesPage(db: Kysely<Database>): Promise<Html> {
-  const counts = await Promise.all(
-    ENTITY_NAMES.map(async (name) => {
-      const { rows } = await sql<{ live: number; deleted: number }>`
-        select count(*) filter (where deleted_at is null)::int as live, count(deleted_at)::int as deleted
-          from ${sql.table(name)}`.execute(db);
-      return { name, ...rows[0]! };
-    }),
-  );
+  const counts = await mirrorCounts(db);
   return page(
     'Records',
     html`<table><thead><tr><th>entity</th><th class="num">records</th><th class="num">marked deleted</th></tr></thead><tbody>
       ${counts.map(
         (c) =>
-          html`<tr><td><a href="/records/${c.name}">${c.name}</a></td><td class="num">${c.live}</td><td class="num">${c.deleted}</td></tr>`,
+          html`<tr><td><a href="/records/${c.table}">${c.table}</a></td><td class="num">${c.live}</td><td class="num">${c.deleted}</td></tr>`,
       )}</tbody></table>`,
     { section: '/records' },
   );
@@ -105,7 +96,7 @@ async function listPage(
   if (!shown.includes(definition.key)) shown.unshift(definition.key);
   const searched = columns.filter((c) => c.type === 'text').slice(0, SEARCHED_COLUMNS);
   const q = (query.q ?? '').trim();
-  const pageNumber = Math.max(1, Number.parseInt(query.page ?? '1', 10) || 1);
+  const pageNumber = pageOf(query);
   const matches =
     q === ''
       ? sql`true`
@@ -214,17 +205,15 @@ function linesTable(lines: readonly Row[]): Html {
 }
 
 export function recordRoutes(app: Hono, db: Kysely<Database>): void {
-  const unknown = (name: string) =>
-    page('Not found', html`<p class="error">No entity "${name}"; known: ${ENTITY_NAMES.join(', ')}.</p>`);
   app.get('/records', async (c) => c.html(await entitiesPage(db)));
   app.get('/records/:entity', async (c) => {
     const entity = c.req.param('entity');
-    if (!isEntity(entity)) return c.html(unknown(entity), 404);
+    if (!isEntityName(entity)) return c.html(unknownEntityPage(entity), 404);
     return c.html(await listPage(db, entity, c.req.url, c.req.query()));
   });
   app.get('/records/:entity/:id', async (c) => {
     const entity = c.req.param('entity');
-    if (!isEntity(entity)) return c.html(unknown(entity), 404);
+    if (!isEntityName(entity)) return c.html(unknownEntityPage(entity), 404);
     const id = c.req.param('id');
     const found = await recordPage(db, entity, id);
     if (found) return c.html(found);

@@ -7,7 +7,7 @@ import { sql, type Kysely } from 'kysely';
 import { REPORTS, type Report } from '../../catalog/index.js';
 import type { Database } from '../../db/index.js';
 import { formatRows } from '../../format.js';
-import { chart, html, page, pager, text, withQuery, type Html } from '../layout.js';
+import { chart, html, page, pageOf, pager, text, withQuery, type Html } from '../layout.js';
 
 const PAGE_ROWS = 100;
 
@@ -54,7 +54,7 @@ async function reportPage(
   query: Record<string, string>,
 ): Promise<Html> {
   const order = orderOf(report, query);
-  const pageNumber = Math.max(1, Number.parseInt(query.page ?? '1', 10) || 1);
+  const pageNumber = pageOf(query);
   const columns = Object.keys(report.columns);
   const [{ rows }, drawn] = await Promise.all([
     sql<Record<string, unknown>>`select * from ${sql.table(report.name)} order by ${order.sql}
