@@ -81,9 +81,6 @@ function knownFailure(error: unknown): string | undefined {
   const { code, message } = (error ?? {}) as { code?: string; message?: string };
   if (code === '42501')
     return `the database refused: ${message}; grant the role of DATABASE_URL what it needs (to create the mirror: GRANT CREATE ON DATABASE … TO role; to use it: GRANT USAGE ON SCHEMA and SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA …), or use the role that owns the schema`;
-  if (code === '28P01' || code === '28000')
-    return `DATABASE_URL: the server refused the login (${message}); check the user name and password`;
-  if (code === '3D000') return `DATABASE_URL: ${message}; create it (createdb) or fix the database name`;
   return undefined;
 }
 
