@@ -159,6 +159,7 @@ export const settingsSchema = z.object({
   MAX_RETRIES: integer('MAX_RETRIES', 0, 20, 4),
   JOB_POLL_INTERVAL_MS: integer('JOB_POLL_INTERVAL_MS', 50, 3_600_000, 5000),
   JOB_MAX_ATTEMPTS: integer('JOB_MAX_ATTEMPTS', 1, 100, 5),
+  UNKNOWN_OUTCOME_SETTLE_MS: integer('UNKNOWN_OUTCOME_SETTLE_MS', 0, 86_400_000, 900_000),
   SHUTDOWN_TIMEOUT_MS: integer('SHUTDOWN_TIMEOUT_MS', 0, 600_000, 30_000),
   DB_POOL_SIZE: integer('DB_POOL_SIZE', 1, 100, 5),
   AUTO_MIGRATE: flag(true),
@@ -195,7 +196,12 @@ export interface Config {
   syncCron: string;
   logLevel: (typeof LOG_LEVELS)[number];
   health: { host: string; port: number };
-  jobs: { pollIntervalMs: number; maxAttempts: number };
+  jobs: {
+    pollIntervalMs: number;
+    maxAttempts: number;
+    /** After a call of unknown outcome, how long before a check may conclude it did not happen (jobs/settle.ts). */
+    settleMs: number;
+  };
   shutdownTimeoutMs: number;
   /** The delete safeguard (see src/sync/safeguard.ts). */
   deletes: DeletePolicy;
@@ -281,7 +287,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     syncCron: s.SYNC_CRON,
     logLevel: s.LOG_LEVEL,
     health: { host: s.HEALTH_HOST, port: s.HEALTH_PORT },
-    jobs: { pollIntervalMs: s.JOB_POLL_INTERVAL_MS, maxAttempts: s.JOB_MAX_ATTEMPTS },
+    jobs: {
+      pollIntervalMs: s.JOB_POLL_INTERVAL_MS,
+      maxAttempts: s.JOB_MAX_ATTEMPTS,
+      settleMs: s.UNKNOWN_OUTCOME_SETTLE_MS,
+    },
     shutdownTimeoutMs: s.SHUTDOWN_TIMEOUT_MS,
     deletes: { maxPercent: s.DELETE_GUARD_PERCENT, maxRows: s.DELETE_GUARD_ROWS, allow: s.ALLOW_DELETES },
     reconcileIntervalHours: s.RECONCILE_INTERVAL_HOURS,

@@ -25,6 +25,7 @@ export const SETTING_MEANINGS: Record<keyof typeof settingsSchema.shape, string>
   MAX_RETRIES: 'retries of a request that is safe to repeat',
   JOB_POLL_INTERVAL_MS: "job runner's polling backstop",
   JOB_MAX_ATTEMPTS: 'attempts of a job before it fails',
+  UNKNOWN_OUTCOME_SETTLE_MS: 'wait after a call of unknown outcome before checking what happened',
   SHUTDOWN_TIMEOUT_MS: 'how long a stopping daemon lets work finish',
   DB_POOL_SIZE: 'Postgres connections',
   AUTO_MIGRATE: 'whether commands that keep the mirror migrate first',

@@ -282,7 +282,8 @@ export class HttpCore {
   private async send(spec: RequestSpec): Promise<Answer | TransportFailure> {
     const deadline = spec.deadlineMs ?? this.options.timeoutMs;
     const controller = new AbortController();
-    const timer = setTimeout(() => controller.abort(), deadline);
+    const answer = { started: false };
+    const timer = answerDeadline(controller, deadline, answer);
     const target = `${this.origin}${this.basePath}${spec.path}`;
     const headers: Record<string, string> = {
       authorization: this.authorization,
@@ -302,10 +303,12 @@ export class HttpCore {
         headers,
         body,
         signal: controller.signal,
-        // Our own deadline rules; undici's timers only as a backstop.
-        headersTimeout: deadline + 1_000,
-        bodyTimeout: deadline + 1_000,
+        // Our own deadline alone rules: undici's timers would fire after a pause of the process
+        // (SIGSTOP, a suspended VM) before the answer waiting in the socket is read.
+        headersTimeout: 0,
+        bodyTimeout: 0,
       });
+      answer.started = true;
       // Read by hand to count what arrived: a body cut short is told apart from one that is not JSON.
       const chunks: Buffer[] = [];
       let bytes = 0;
@@ -334,10 +337,47 @@ export class HttpCore {
         return { kind: 'connect', detail: `could not connect to ${this.origin} (${code})`, cause };
       return { kind: 'dropped', detail: `connection dropped (${code || (cause as Error).message})`, cause };
     } finally {
-      clearTimeout(timer);
+      timer.clear();
       if (onWrittenByTarget.get(target) === spec.onWritten) onWrittenByTarget.delete(target);
     }
   }
+}
+
+/** Extra time an answer that has begun to arrive gets to arrive whole, once its deadline has passed. */
+const ANSWER_GRACE_MS = 1_000;
+
+/**
+ * Aborts a request at its deadline, but reads what already arrived first: after a pause of the
+ * process the deadline's timer can run before the socket's waiting answer is read, and aborting
+ * then would turn a finished call (a send, a payment) into one of unknown outcome. setImmediate
+ * runs after the event loop's poll phase, which reads the socket; an answer whose start has
+ * arrived by then gets ANSWER_GRACE_MS to arrive whole. Timers count on Node's monotonic clock.
+ */
+function answerDeadline(
+  controller: AbortController,
+  deadlineMs: number,
+  answer: { started: boolean },
+): { clear(): void } {
+  let graced = false;
+  let timer: NodeJS.Timeout | undefined;
+  let immediate: NodeJS.Immediate | undefined;
+  const decide = () => {
+    immediate = undefined;
+    if (answer.started && !graced) {
+      graced = true;
+      timer = setTimeout(expire, ANSWER_GRACE_MS);
+    } else controller.abort();
+  };
+  const expire = () => {
+    immediate = setImmediate(decide);
+  };
+  timer = setTimeout(expire, deadlineMs);
+  return {
+    clear() {
+      clearTimeout(timer);
+      if (immediate) clearImmediate(immediate);
+    },
+  };
 }
 
 export function operationOf(spec: { method: Method; path: string }): string {

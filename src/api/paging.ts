@@ -32,6 +32,8 @@ export interface PageStream<T> extends AsyncIterable<Page<T>> {
   /** True only after the iteration reached the proven end of the list (an empty page, or a whole-list answer). */
   readonly complete: boolean;
   readonly warnings: string[];
+  /** Every record of the list in one array (for short lists: countries, search results). */
+  all(): Promise<T[]>;
 }
 
 /** One answer of a list: how many elements it holds, and the elements (parsed when asked for). */

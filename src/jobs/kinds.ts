@@ -4,10 +4,10 @@
  * made before any call, and the handler that makes the calls and names the records to re-read.
  */
 import { createHash } from 'node:crypto';
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import { z } from 'zod';
-import { MAX_SEND_IDS, NotFoundError, UnknownOutcomeError, type InvoicingClient } from '../api/index.js';
+import { MAX_SEND_IDS, NotFoundError, UnknownOutcomeError, type InvoicingClient, type RecordOf } from '../api/index.js';
 import { JOB_KIND_NAMES, type JobKindName, type SingleReadEntity } from '../catalog/index.js';
 import type { Database } from '../db/index.js';
 import { errorMessage } from '../errors.js';
@@ -27,6 +27,7 @@ import {
 } from './ledger.js';
 import { clientChanges, clientFields, invoiceFields, nonEmpty, productFields, quotationFields } from './fields.js';
 import { mirrorRows, quotationState, requireLive } from './mirror.js';
+import { databaseNow, settling, stillWorking, type Settling } from './settle.js';
 
 /** A claimed job as a handler sees it. */
 export interface JobRow {
@@ -47,6 +48,8 @@ export interface JobContext {
   job: JobRow;
   /** Store partial progress in `result` at once, so it survives a crash. */
   saveProgress(result: unknown): Promise<void>;
+  /** How long after a call of unknown outcome a check may conclude that it did not happen (see settle.ts). */
+  settleMs: number;
   log: Logger;
 }
 
@@ -59,7 +62,10 @@ export interface HandlerOutcome {
 
 /** What a check of the service established about a single call of unknown outcome. */
 export interface Reconciled {
-  /** true: it happened (the job is done); false: it did not (call again); null: the service cannot tell. */
+  /**
+   * true: it happened (the job is done); false: it did not (call again; only once the call has
+   * settled, from positive evidence); null: the service cannot tell (yet).
+   */
   happened: boolean | null;
   /** What was checked, in words. */
   checked: string;
@@ -78,9 +84,15 @@ export interface JobKind<P = any> {
   tracksCalls?: boolean;
   /**
    * For a single call of unknown outcome: ask the service whether it happened, before it is made
-   * again. Without it (or when it cannot tell) a person decides (`jobs retry --resend/--mark-sent`).
+   * again. `happened: false` only when `settle.settled`. Without it (or when it cannot tell) a
+   * person decides (`jobs retry --resend/--mark-sent`).
    */
-  reconcile?(ctx: JobContext, payload: P, call: CallRecord): Promise<Reconciled>;
+  reconcile?(ctx: JobContext, payload: P, call: CallRecord, settle: Settling): Promise<Reconciled>;
+  /**
+   * What of the service's state to record with a single call before it goes out (`call.before`),
+   * for `reconcile` to compare with afterwards (an invoice's open amount before a payment).
+   */
+  observe?(ctx: JobContext, payload: P): Promise<Record<string, unknown>>;
   /**
    * What becomes of the job when a worker died during it (kinds that are not idempotent): the
    * `result` to keep and the message to show. Without it, the runner's one recorded call is
@@ -173,14 +185,14 @@ const sendSavedInvoices = kind({
     const unknown = idsIn(idStates(p.ids, progress.batches), 'unknown');
     if (unknown.length > 0) {
       check = await checkSends(ctx, p.delete, progress.batches, unknown);
-      const at = new Date().toISOString();
+      const at = await databaseNow(ctx.db);
       if (check.sent.length > 0)
         progress.batches.push({
           ids: check.sent,
           attempt: ctx.job.attempts,
           outcome: 'sent',
           started_at: at,
-          source: check.how,
+          source: SENT_BY_CHECK,
         });
       if (check.unsent.length > 0)
         progress.batches.push({
@@ -188,7 +200,7 @@ const sendSavedInvoices = kind({
           attempt: ctx.job.attempts,
           outcome: 'unsent',
           started_at: at,
-          source: check.how,
+          source: UNSENT_BY_CHECK,
         });
       progress.sent = idsIn(idStates(p.ids, progress.batches), 'sent');
       await ctx.saveProgress(progress);
@@ -202,7 +214,7 @@ const sendSavedInvoices = kind({
         ids,
         attempt: ctx.job.attempts,
         outcome: 'sending',
-        started_at: new Date().toISOString(),
+        started_at: await databaseNow(ctx.db),
       };
       progress.batches.push(batch);
       await ctx.saveProgress(progress);
@@ -214,7 +226,9 @@ const sendSavedInvoices = kind({
         batch.outcome = error instanceof UnknownOutcomeError ? 'unknown' : 'failed';
         batch.error = errorMessage(error);
         progress.sent = idsIn(idStates(p.ids, progress.batches), 'sent');
-        throw new JobFailure(describeSendFailure(ctx.job.id, progress, batch, error), error, await touched());
+        const settleMs = sendSettleMs(ctx, batch);
+        const failure = describeSendFailure(ctx.job.id, progress, batch, error, settleMs);
+        throw new JobFailure(failure, error, await touched());
       } finally {
         batch.ms = Math.round(performance.now() - started);
         progress.sent = idsIn(idStates(p.ids, progress.batches), 'sent');
@@ -224,10 +238,10 @@ const sendSavedInvoices = kind({
 
     // What the service could not tell waits for a person.
     if (check && check.unknown.length > 0) {
-      const n = check.unknown.length;
+      const ids = check.unknown.map((u) => u.id);
       const message =
-        `${n} of ${p.ids.length} invoices may have been sent (ids ${listIds(check.unknown)}): ${check.why}; ` +
-        `${progress.sent.length} confirmed sent, ${sentNow().length} of them now; ${resolveCommands(ctx.job.id, check.unknown)}`;
+        `${ids.length} of ${p.ids.length} invoices may have been sent: ${describeUnknown(check.unknown)}; ` +
+        `${progress.sent.length} confirmed sent, ${sentNow().length} of them now; or decide now: ${resolveCommands(ctx.job.id, ids)}`;
       throw new JobFailure(message, new UnresolvedOutcomeError(message), await touched());
     }
     return { result: { ...progress }, touched: await touched() };
@@ -238,58 +252,107 @@ const sendSavedInvoices = kind({
 interface SendCheck {
   sent: number[];
   unsent: number[];
-  unknown: number[];
-  /** How `sent`/`unsent` were established (recorded as the batches' `source`). */
-  how: string;
-  /** Why the `unknown` ones stay unknown. */
-  why: string;
+  /** Still unknown, each with why. */
+  unknown: { id: number; why: string }[];
+}
+
+const SENT_BY_CHECK = 'checked with the service: the saved invoice, sent with delete true, is gone';
+const UNSENT_BY_CHECK =
+  'checked with the service after the settle period: the saved invoice is still there and no sent invoice has its client and total since the call';
+
+/** A send's settle period: the setting, and never less than the call's own deadline. */
+function sendSettleMs(ctx: JobContext, batch: SendBatch): number {
+  return Math.max(ctx.settleMs, ctx.api.sendDeadlineMs(batch.ids.length));
 }
 
 /**
- * With `delete: true` a sent invoice is gone from the saved invoices: one that is gone was sent,
- * and one still there after its call's deadline was not (the call cannot still be running at
- * the service). With `delete: false` the saved invoice stays either way: the service cannot tell.
+ * Proof either way, or nothing. Sent: a saved invoice sent with `delete: true` is gone (the
+ * service removes it only once sent). Not sent: only once the call has settled (the service may
+ * still be sending it until then), the saved invoice still there **and** no sent invoice for its
+ * client and total since the call. Anything else stays unknown, for a retry after the settle
+ * period or for a person.
  */
 async function checkSends(ctx: JobContext, deleting: boolean, batches: SendBatch[], ids: number[]): Promise<SendCheck> {
-  if (!deleting) {
-    return {
-      sent: [],
-      unsent: [],
-      unknown: ids,
-      how: '',
-      why: 'with delete false a sent invoice stays a saved invoice, so the service cannot tell whether it was sent',
-    };
-  }
-  const check: SendCheck = {
-    sent: [],
-    unsent: [],
-    unknown: [],
-    how: 'checked with the service: a saved invoice sent with delete true is gone',
-    why: 'their calls began too recently and may still be running at the service; retry a little later',
-  };
+  const check: SendCheck = { sent: [], unsent: [], unknown: [] };
+  const lookalikes = sentLookalikes(ctx);
   for (const id of ids) {
     const call = [...batches].reverse().find((b) => b.ids.includes(id))!;
-    try {
-      await ctx.api.getSavedInvoice(id);
-    } catch (error) {
-      if (error instanceof NotFoundError) {
-        check.sent.push(id);
-        continue;
-      }
+    const saved = await ctx.api.getSavedInvoice(id).catch((error: unknown) => {
+      if (error instanceof NotFoundError) return null;
       throw error;
+    });
+    if (saved === null) {
+      if (deleting) check.sent.push(id);
+      else check.unknown.push({ id, why: 'the saved invoice is gone, though the send was not asked to delete it' });
+      continue;
     }
-    const elapsed = Date.now() - Date.parse(call.started_at);
-    if (elapsed > ctx.api.sendDeadlineMs(call.ids.length)) check.unsent.push(id);
-    else check.unknown.push(id);
+    const settleMs = sendSettleMs(ctx, call);
+    const settle = await settling(ctx.db, call.started_at, settleMs);
+    if (!settle.settled) {
+      check.unknown.push({ id, why: stillWorking(settle) });
+      continue;
+    }
+    const alike = await lookalikes(saved, call.started_at);
+    if (alike.length === 0) check.unsent.push(id);
+    else
+      check.unknown.push({
+        id,
+        why: `sent invoice ${alike.join(', ')} has its client and total and was sent since the call; it may be this one`,
+      });
   }
   return check;
 }
 
-function describeSendFailure(jobId: number, progress: SendProgress, batch: SendBatch, error: unknown): string {
+/**
+ * The numbers of sent invoices that could be a saved invoice's send: same client, same total,
+ * sent since the call. "Since" reaches back far enough for any calendar: the day before the
+ * call, or before the latest send date the mirror holds if the service's calendar is behind ours
+ * (a wider look only finds more lookalikes, which keeps more ids for a person). One list per
+ * client, however many ids ask.
+ */
+function sentLookalikes(ctx: JobContext) {
+  const lists = new Map<string, Promise<RecordOf<'invoices'>[]>>();
+  return async (saved: RecordOf<'saved_invoices'>, startedAt: string): Promise<string[]> => {
+    const since = await dayBeforeCall(ctx.db, startedAt);
+    const client = String(saved.clientnr ?? '');
+    const key = `${client}@${since}`;
+    if (!lists.has(key)) lists.set(key, ctx.api.list('invoices', { filters: { since, client } }).all());
+    const total = Number(saved.totalintax);
+    return (await lists.get(key)!)
+      .filter((invoice) => String(invoice.clientnr ?? '') === client && Number(invoice.totalintax) === total)
+      .map((invoice) => String(invoice.invoicenr_full ?? invoice.invoicenr ?? invoice.id));
+  };
+}
+
+/**
+ * The day before a call, on whichever calendar is behind: ours, or the service's as the latest
+ * send date in the mirror shows it (the sandbox's calendar, say, is fixed in the past).
+ */
+async function dayBeforeCall(db: Kysely<Database>, startedAt: string): Promise<string> {
+  const { rows } = await sql<{ since: string }>`
+    select (least((select max(sent) from invoices), ${startedAt}::timestamptz::date) - 1)::text as since`.execute(db);
+  return rows[0]!.since;
+}
+
+/** "ids 3, 4: why; id 5: why", grouped by reason. */
+function describeUnknown(unknown: { id: number; why: string }[]): string {
+  const byWhy = new Map<string, number[]>();
+  for (const { id, why } of unknown) byWhy.set(why, [...(byWhy.get(why) ?? []), id]);
+  return [...byWhy].map(([why, ids]) => `${ids.length === 1 ? 'id' : 'ids'} ${listIds(ids)}: ${why}`).join('; ');
+}
+
+function describeSendFailure(
+  jobId: number,
+  progress: SendProgress,
+  batch: SendBatch,
+  error: unknown,
+  settleMs: number,
+): string {
   const left = progress.ids.length - progress.sent.length;
+  const until = new Date(Date.parse(batch.started_at) + settleMs).toISOString();
   const what =
     batch.outcome === 'unknown'
-      ? `may have been sent: ${errorMessage(error)}; a retry first checks the service for them where it can, and sends only the ids certainly not sent; ${resolveCommands(jobId, batch.ids)}`
+      ? `may have been sent: ${errorMessage(error)}; ${stillWorking({ until, ms: settleMs })} for them and sends only the ids certainly not sent; or decide now: ${resolveCommands(jobId, batch.ids)}`
       : `were not sent: ${errorMessage(error)}; a retry sends only the ${left} not confirmed sent`;
   return `${progress.sent.length} of ${progress.ids.length} invoices confirmed sent; the call with ids ${listIds(batch.ids)} ${what}`;
 }
@@ -434,7 +497,7 @@ export const KINDS = {
       const state = await quotationState(db, p.id);
       if (state?.sent) throw new PrecheckError(`quotation ${p.id} has already been sent (only a draft can be sent)`);
     },
-    async reconcile(ctx, p, call) {
+    async reconcile(ctx, p, _call, settle) {
       // The service gives a sent quotation a new id: a draft gone from its old one was sent.
       try {
         const quotation = await ctx.api.getQuotation(p.id);
@@ -444,13 +507,9 @@ export const KINDS = {
             checked: `quotation ${p.id} is sent`,
             outcome: { result: { id: p.id, new_id: p.id }, touched: [target('quotations', p.id)] },
           };
-        const elapsed = Date.now() - Date.parse(call.started_at);
-        return elapsed > ctx.api.deadlineMs()
+        return settle.settled
           ? { happened: false, checked: `quotation ${p.id} is still a draft, longer after the call than it can take` }
-          : {
-              happened: null,
-              checked: `quotation ${p.id} is still a draft, but its call began too recently to tell; retry a little later`,
-            };
+          : { happened: null, checked: `quotation ${p.id} is still a draft; ${stillWorking(settle)}` };
       } catch (error) {
         if (!(error instanceof NotFoundError)) throw error;
         return {
@@ -556,11 +615,17 @@ export const KINDS = {
       date,
       method: z.string('must be text').min(1, 'must not be empty').default('bank'),
     }),
-    // Paying twice is the one thing this must never do: a call of unknown outcome waits for a person.
+    // Paying twice is the one thing this must never do: a call of unknown outcome is made again
+    // only on proof that it did not happen (the open amount unchanged once it settled) or a person's word.
     idempotent: false,
     async precheck(db, p) {
       await requireOpen(db, p.id, 'register a payment');
     },
+    async observe(ctx, p) {
+      const invoice = await ctx.api.getInvoice(p.id);
+      return { open: invoice.open, paiddate: invoice.paiddate };
+    },
+    reconcile: (ctx, p, call, settle) => reconcilePayment(ctx, p, call, settle),
     async run(ctx, p) {
       await ctx.api.registerPayment(p.id, { amount: p.amount, date: p.date, method: p.method });
       return { result: { id: p.id, amount: p.amount, date: p.date }, touched: [target('invoices', p.id)] };
@@ -572,6 +637,30 @@ export const KINDS = {
     idempotent: false,
     async precheck(db, p) {
       await requireOpen(db, p.id, 'get a reminder');
+    },
+    async observe(ctx, p) {
+      const invoice = await ctx.api.getInvoice(p.id);
+      return { lastreminder: invoice.lastreminder };
+    },
+    async reconcile(ctx, p, call, settle) {
+      const before = String(call.before?.lastreminder ?? '');
+      const now = String((await ctx.api.getInvoice(p.id)).lastreminder ?? '');
+      if (call.before && now !== before)
+        return {
+          happened: true,
+          checked: `invoice ${p.id}'s last reminder went from '${before}' to '${now}'`,
+          outcome: { result: { id: p.id }, touched: [target('invoices', p.id)] },
+        };
+      if (!call.before) return { happened: null, checked: 'no record of its last reminder before the call' };
+      // A reminder on the call's day already leaves the date as it was: that proves nothing.
+      if (before >= (await dayBeforeCall(ctx.db, call.started_at)))
+        return {
+          happened: null,
+          checked: `invoice ${p.id} had a reminder on ${before} already, so its date cannot tell`,
+        };
+      return settle.settled
+        ? { happened: false, checked: `invoice ${p.id}'s last reminder is unchanged since before the call` }
+        : { happened: null, checked: `invoice ${p.id}'s last reminder is unchanged; ${stillWorking(settle)}` };
     },
     async run(ctx, p) {
       // The reminder names the invoice by its number, which the service knows best.
@@ -617,6 +706,40 @@ export type { JobKindName };
 
 /** What `POST /invoices` makes, by action. */
 const CREATED_BY_ACTION = { send: 'invoices', save: 'saved_invoices', repeat: 'repeating_invoices' } as const;
+
+/**
+ * A payment of unknown outcome, judged by the invoice's open amount against the one read just
+ * before the call: lower by the payment (or nothing left, for "full") proves it happened;
+ * unchanged once the call settled proves it did not; anything else is for a person.
+ */
+async function reconcilePayment(
+  ctx: JobContext,
+  p: { id: number; amount: number | 'full' },
+  call: CallRecord,
+  settle: Settling,
+): Promise<Reconciled> {
+  const before = call.before === undefined ? null : Number(call.before.open);
+  const invoice = await ctx.api.getInvoice(p.id);
+  const now = Number(invoice.open);
+  if (before === null || !Number.isFinite(before) || !Number.isFinite(now))
+    return { happened: null, checked: `invoice ${p.id}'s open amount before the call is not known` };
+  const paid = Math.round((before - now) * 100) / 100;
+  const expected = p.amount === 'full' ? before : p.amount;
+  const words = `invoice ${p.id}'s open amount went from ${before.toFixed(2)} to ${now.toFixed(2)}`;
+  if (paid > 0 && (paid === Math.round(expected * 100) / 100 || (p.amount === 'full' && now <= 0)))
+    return {
+      happened: true,
+      checked: words,
+      outcome: { result: { id: p.id, amount: p.amount }, touched: [target('invoices', p.id)] },
+    };
+  if (paid !== 0) return { happened: null, checked: `${words}, which is not this payment alone` };
+  return settle.settled
+    ? {
+        happened: false,
+        checked: `invoice ${p.id}'s open amount is unchanged (${now.toFixed(2)}) since before the call`,
+      }
+    : { happened: null, checked: `invoice ${p.id}'s open amount is unchanged; ${stillWorking(settle)}` };
+}
 
 /** Payments and reminders are for invoices with something open (not paid, not written off). */
 async function requireOpen(db: Kysely<Database>, invoiceId: number, what: string): Promise<void> {

@@ -80,6 +80,8 @@ export interface CallRecord {
   decision?: 'resend';
   /** What a check of the service found. */
   checked?: string;
+  /** What the service showed just before the call (see JobKind.observe), for a later check. */
+  before?: Record<string, unknown>;
 }
 
 export function callOf(result: unknown): CallRecord | null {

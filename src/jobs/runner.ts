@@ -28,6 +28,7 @@ import { JobFailure } from './errors.js';
 import { kindNamed, parseJob, type HandlerOutcome, type JobContext, type JobKind, type JobRow } from './kinds.js';
 import { DEFAULT_BACKOFF, classifyFailure, type Backoff } from './outcome.js';
 import { callOf, callUnknown, resolveCommands, type CallRecord } from './ledger.js';
+import { databaseNow, settling } from './settle.js';
 import { UnresolvedOutcomeError } from './errors.js';
 import {
   claimNext,
@@ -81,6 +82,8 @@ export class JobRunner extends EventEmitter {
   private readonly log: Logger;
   private readonly backoff: Backoff;
   private readonly pollMs: number;
+  /** See settle.ts. */
+  private readonly settleMs: number;
   private currentId: number | null = null;
   private stopping = false;
   private started = false;
@@ -99,6 +102,7 @@ export class JobRunner extends EventEmitter {
     this.log = (deps.logger ?? defaultLogger).child({ module: 'jobs' });
     this.backoff = deps.backoff ?? DEFAULT_BACKOFF;
     this.pollMs = deps.config.jobs.pollIntervalMs;
+    this.settleMs = deps.config.jobs.settleMs;
   }
 
   /** The id of the job being carried out right now, if any. */
@@ -284,6 +288,7 @@ export class JobRunner extends EventEmitter {
         job,
         log,
         saveProgress: (result) => saveProgress(db, job.id, result),
+        settleMs: this.settleMs,
       };
       const outcome =
         kind.idempotent || kind.tracksCalls ? await kind.run(ctx, payload) : await this.callOnce(ctx, kind, payload);
@@ -339,7 +344,9 @@ export class JobRunner extends EventEmitter {
     const { job } = ctx;
     const previous = callOf(job.result);
     if (callUnknown(previous)) {
-      const found = kind.reconcile ? await kind.reconcile(ctx, payload, previous!) : null;
+      const settleMs = Math.max(this.settleMs, this.api.deadlineMs());
+      const settle = await settling(ctx.db, previous!.started_at, settleMs);
+      const found = kind.reconcile ? await kind.reconcile(ctx, payload, previous!, settle) : null;
       if (found?.happened === true) {
         ctx.log.info({ checked: found.checked }, 'the call of an earlier attempt took effect; not calling again');
         const outcome = found.outcome ?? { result: {}, touched: [] };
@@ -356,7 +363,13 @@ export class JobRunner extends EventEmitter {
       }
       ctx.log.info({ checked: found.checked }, 'the call of an earlier attempt did not take effect; calling again');
     }
-    const call: CallRecord = { attempt: job.attempts, outcome: 'sending', started_at: new Date().toISOString() };
+    const before = kind.observe ? await kind.observe(ctx, payload) : undefined;
+    const call: CallRecord = {
+      attempt: job.attempts,
+      outcome: 'sending',
+      started_at: await databaseNow(ctx.db),
+      ...(before ? { before } : {}),
+    };
     await ctx.saveProgress({ call });
     job.result = { call };
     const outcome = await kind.run(ctx, payload);

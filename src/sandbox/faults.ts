@@ -5,6 +5,7 @@ import { mixSeed, mulberry32, type Rng } from './prng.js';
  * What a faulty answer looks like:
  * - `500`: a plain-text server error; `html500`: a server error as an HTML page (a proxy's);
  * - `drop`: the connection is closed without an answer; `hang`: no answer until `hangMs`, then dropped;
+ * - `lost`: the call is carried out, but its answer never comes (held until `hangMs`, then dropped);
  * - `malformed`: a 200 whose JSON is cut short (with a matching Content-Length);
  * - `truncated`: the answer's Content-Length announces the whole body, the connection closes halfway;
  * - `html200`: a 200 with an HTML page instead of JSON (a login or maintenance page);
@@ -15,6 +16,7 @@ export type FaultKind =
   | '500'
   | 'drop'
   | 'hang'
+  | 'lost'
   | 'malformed'
   | 'truncated'
   | 'html500'
@@ -25,6 +27,7 @@ export const FAULT_KINDS: readonly FaultKind[] = [
   '500',
   'drop',
   'hang',
+  'lost',
   'malformed',
   'truncated',
   'html500',

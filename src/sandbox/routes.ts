@@ -218,6 +218,7 @@ function sentInvoices(ctx: RouteContext, head: string, rest: string[], req: ApiR
     const body = req.body;
     if (typeof body !== 'object' || body === null || Array.isArray(body)) throw bad('expected a payment object');
     registerPayment(table.get(id)!, body as Rec, today);
+    account.paymentLog.push({ invoiceId: id, body: body as Rec, at: new Date().toISOString() });
     table.touch(id);
     return text(201, 'OK');
   }
@@ -247,11 +248,15 @@ function sentInvoices(ctx: RouteContext, head: string, rest: string[], req: ApiR
 async function sendSaved(ctx: RouteContext, body: unknown): Promise<Reply> {
   const { ids, deleteAfter } = act.readSendBody(ctx.account, body);
   // Sent one after the other, each taking its time; one deleted meanwhile is skipped. A caller that
-  // goes away does not stop it: like the service, the sandbox finishes what it was asked.
+  // goes away does not stop it: like the service, the sandbox finishes what it was asked, and
+  // (service-notes.md) removes the saved invoices only when the whole call is done, so a saved
+  // invoice still there while a call runs proves nothing.
+  const sent: number[] = [];
   for (const id of ids) {
     await ctx.sendDelay(1);
-    ctx.account.sendSaved(id, deleteAfter);
+    if (ctx.account.sendSaved(id, false)) sent.push(id);
   }
+  if (deleteAfter) for (const id of sent) ctx.account.tables.saved_invoices.remove(id);
   return text(200, 'OK');
 }
 

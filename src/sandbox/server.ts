@@ -216,6 +216,11 @@ export class SandboxServer {
         ip: req.socket.remoteAddress ?? '',
       });
     });
+    if (fault === 'lost') {
+      // Done at the service; the answer is what goes missing.
+      await this.wait(knobs.hangMs).catch(() => undefined);
+      return dropConnection(req, call);
+    }
     if (fault === 'duplicate') reply = duplicateFirst(reply);
     if (fault === 'truncated') return this.sendTruncated(res, call, reply);
     if (fault === 'malformed') {

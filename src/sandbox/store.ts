@@ -28,6 +28,8 @@ export interface SandboxStore {
   sentSavedIds(): number[];
   /** Which sent invoice each send made, in order. */
   sendLog(): readonly { savedId: number; invoiceId: number }[];
+  /** Every payment registered through the API, in order: the invoice and the body as sent. */
+  paymentLog(): readonly { invoiceId: number; body: Record<string, unknown> }[];
   /** Sets fields of a sent invoice exactly as given (a payment or a reminder made in the web application, say). */
   setInvoiceWire(id: number, fields: Record<string, unknown>): void;
   deleteInvoice(id: number): void;
@@ -128,6 +130,8 @@ export class Account {
    * see exactly what went out (a saved invoice sent twice is in it twice).
    */
   readonly sendLog: { savedId: number; invoiceId: number; at: string }[] = [];
+  /** Every payment registered through the API, in order (one registered twice is in it twice). */
+  readonly paymentLog: { invoiceId: number; body: Rec; at: string }[] = [];
   /** Every invoice a repeating invoice produced (the service's own record of this is not known). */
   readonly repeatLog: { repeatingId: number; invoiceId: number }[] = [];
 
@@ -329,6 +333,7 @@ export function storeFacade(account: Account): SandboxStore {
     sentInvoices: () => JSON.parse(account.invoices.page(0, -1).toString('utf8')) as Rec[],
     sentSavedIds: () => account.sendLog.map((entry) => entry.savedId),
     sendLog: () => account.sendLog.map(({ savedId, invoiceId }) => ({ savedId, invoiceId })),
+    paymentLog: () => account.paymentLog.map(({ invoiceId, body }) => ({ invoiceId, body: { ...body } })),
     setInvoiceWire(id, fields) {
       const rec = account.invoices.get(id);
       if (!rec) throw new Error(`invoice ${id} does not exist`);

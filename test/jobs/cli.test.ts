@@ -118,12 +118,13 @@ describe('a worker killed during a send', () => {
     expect((await cli('run')).stdout).toBe('ran 0 jobs: 0 succeeded, 0 failed, 0 interrupted\n');
     expect(writeCalls(env.box.sandbox)).toEqual([]);
 
-    // A plain retry: with delete false the service cannot tell, so nothing is sent and the commands are given.
+    // A plain retry: the call has not settled (the service may still be sending), so nothing is
+    // sent, and the message says when a retry can tell and gives the commands.
     expect(await cli('retry', String(id))).toMatchObject({ code: 0, stdout: `job ${id} queued\n` });
     const retried = await cli('run');
     expect(retried.code).toBe(1);
     expect(retried.stdout).toContain(
-      `2 of 2 invoices may have been sent (ids 33, 34): with delete false a sent invoice stays a saved invoice`,
+      `2 of 2 invoices may have been sent: ids 33, 34: the service may still be carrying it out until `,
     );
     expect(retried.stdout).toContain(commands);
     expect(writeCalls(env.box.sandbox)).toEqual([]);

@@ -178,7 +178,7 @@ describe('unknown outcomes of actions that are not safe to repeat', () => {
     let job = await jobRow(handle(), id);
     expect(job.status).toBe('interrupted');
     expect(job.last_error).toMatch(
-      /^10 of 25 invoices confirmed sent; the call with ids 16, 17, .*, 25 may have been sent: POST \/invoices_saved: outcome unknown: 500 server error.*; a retry first checks the service for them where it can, and sends only the ids certainly not sent; check the service; if it happened, run 'invoice-mirror jobs retry \d+ --mark-sent 16,17,18,19,20,21,22,23,24,25'; if it did not, run 'invoice-mirror jobs retry \d+ --resend 16,17,18,19,20,21,22,23,24,25'$/,
+      /^10 of 25 invoices confirmed sent; the call with ids 16, 17, .*, 25 may have been sent: POST \/invoices_saved: outcome unknown: 500 server error.*; the service may still be carrying it out until \S+ \(settle period \d+ min\); a retry after then checks the service for them and sends only the ids certainly not sent; or decide now: check the service; if it happened, run 'invoice-mirror jobs retry \d+ --mark-sent 16,17,18,19,20,21,22,23,24,25'; if it did not, run 'invoice-mirror jobs retry \d+ --resend 16,17,18,19,20,21,22,23,24,25'$/,
     );
     let result = job.result as {
       sent: number[];
@@ -195,8 +195,8 @@ describe('unknown outcomes of actions that are not safe to repeat', () => {
     expect((await mirrorRow(handle(), 'saved_invoices', 6))!.deleted_at).not.toBeNull();
     expect((await mirrorRow(handle(), 'saved_invoices', 16))!.deleted_at).toBeNull();
 
-    // A plain retry checks the ten with the service: still saved invoices, but their call began too
-    // recently to be sure it is over; so only the five never sent go out, and the ten wait.
+    // A plain retry checks the ten with the service: still saved invoices, but their call has not
+    // settled (the service may still be sending them); so only the five never sent go out, and the ten wait.
     env.box.sandbox.clearCalls();
     await retryJob(handle().db, id);
     expect(await run()).toEqual({ ran: 1, failed: 1 });
@@ -206,7 +206,7 @@ describe('unknown outcomes of actions that are not safe to repeat', () => {
     job = await jobRow(handle(), id);
     expect(job.status).toBe('interrupted');
     expect(job.last_error).toMatch(
-      /^10 of 25 invoices may have been sent \(ids 16, .*, 25\): their calls began too recently .*; 15 confirmed sent, 5 of them now; check the service; .*--resend 16,17,18,19,20,21,22,23,24,25'$/,
+      /^10 of 25 invoices may have been sent: ids 16, .*, 25: the service may still be carrying it out until .*; 15 confirmed sent, 5 of them now; or decide now: check the service; .*--resend 16,17,18,19,20,21,22,23,24,25'$/,
     );
 
     // The person checked: not sent. Now they go.
