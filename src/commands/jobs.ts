@@ -19,10 +19,6 @@ import {
   getJob,
   listJobs,
   retryJob,
-  batchesOf,
-  idStates,
-  idsIn,
-  type IdState,
   type JobFinished,
   type JobStatus,
   type RecoveredJob,
@@ -56,19 +52,7 @@ function kindHelp(): string {
 
 /** A send's ids grouped by state (sent, may have been sent, …), for `jobs show`. */
 function sendStates(kind: string, payload: unknown, result: unknown): [string, number[]][] | null {
-  const ids = (payload as { ids?: unknown } | null)?.ids;
-  if (!kindNamed(kind)?.tracksCalls || !Array.isArray(ids)) return null;
-  const states = idStates(ids as number[], batchesOf(result));
-  const names: Record<IdState, string> = {
-    sent: 'sent',
-    unknown: 'may have been sent (unknown)',
-    unsent: 'to send (checked: not sent)',
-    failed: 'refused (not sent)',
-    pending: 'not sent yet',
-  };
-  return (Object.keys(names) as IdState[])
-    .map((state): [string, number[]] => [names[state], idsIn(states, state)])
-    .filter(([, list]) => list.length > 0);
+  return kindNamed(kind)?.policy.idsByState(payload, result) ?? null;
 }
 
 export function registerJobsCommands(program: Command): void {

@@ -1,6 +1,7 @@
 /**
  * Why a job did not succeed, apart from the API client's own errors (`src/api/errors.ts`).
  */
+import { RunError } from '../errors.js';
 import type { RefreshTarget } from '../sync/index.js';
 
 /** The payload (or the kind) is not what the contract says: the job fails at once, nothing is sent. */
@@ -36,3 +37,6 @@ export class JobFailure extends Error {
     super(message, { cause });
   }
 }
+
+/** A job could not be queued or steered (unknown id, wrong status, key already used). */
+export class JobStateError extends RunError {}

@@ -1,118 +1,29 @@
 /**
- * The job kinds of the contract (design.md, "Jobs"): for each, the payload's zod schema, whether
- * it is safe to repeat when the outcome of an attempt is unknown, the checks against the mirror
- * made before any call, and the handler that makes the calls and names the records to re-read.
+ * The job kinds of the contract (design.md, "Jobs"): for each, the payload's zod schema, its
+ * policy (policies/: repeatable, a single recorded call, or a batched send: how its calls are made
+ * safely), the checks against the mirror made before any call, and the handler that makes the
+ * calls and names the records to re-read.
  */
 import { createHash } from 'node:crypto';
-import { sql, type Kysely } from 'kysely';
-import type { Logger } from 'pino';
+import type { Kysely } from 'kysely';
 import { z } from 'zod';
-import { MAX_SEND_IDS, NotFoundError, UnknownOutcomeError, type InvoicingClient, type RecordOf } from '../api/index.js';
+import { NotFoundError, type InvoicingClient } from '../api/index.js';
 import { JOB_KIND_NAMES, type JobKindName, type SingleReadEntity } from '../catalog/index.js';
 import type { Database } from '../db/index.js';
 import { errorMessage } from '../errors.js';
 import { didYouMean } from '../suggest.js';
 import type { RefreshTarget } from '../sync/index.js';
-import { JobFailure, PayloadError, PrecheckError, UnresolvedOutcomeError } from './errors.js';
-import {
-  batchesOf,
-  idStates,
-  idsIn,
-  listIds,
-  resolveCommands,
-  SENDABLE,
-  type CallRecord,
-  type SendBatch,
-  type SendProgress,
-} from './ledger.js';
+import { PayloadError, PrecheckError } from './errors.js';
+import { batchesOf, idStates, idsIn, type CallRecord } from './ledger.js';
 import { clientChanges, clientFields, invoiceFields, nonEmpty, productFields, quotationFields } from './fields.js';
 import { mirrorRows, quotationState, requireLive } from './mirror.js';
-import { databaseNow, settling, stillWorking, type Settling } from './settle.js';
+import { batchedSend, sendSavedInvoices as sendSaved } from './policies/batched-send.js';
+import { repeatable } from './policies/repeatable.js';
+import { singleCall } from './policies/single-call.js';
+import { dayBeforeCall, stillWorking, type Settling } from './settle.js';
+import type { JobContext, JobKind, Reconciled } from './types.js';
 
-/** A claimed job as a handler sees it. */
-export interface JobRow {
-  id: number;
-  kind: string;
-  payload: unknown;
-  attempts: number;
-  max_attempts: number;
-  /** What earlier attempts recorded (a send's batches), or null. */
-  result: unknown;
-}
-
-export interface JobContext {
-  /** The runner's connection (it holds the job lock). */
-  db: Kysely<Database>;
-  /** A client that fails with RateLimitedError instead of waiting out a quota pause. */
-  api: InvoicingClient;
-  job: JobRow;
-  /** Store partial progress in `result` at once, so it survives a crash. */
-  saveProgress(result: unknown): Promise<void>;
-  /** How long after a call of unknown outcome a check may conclude that it did not happen (see settle.ts). */
-  settleMs: number;
-  log: Logger;
-}
-
-export interface HandlerOutcome {
-  /** What the service answered (new ids, batches sent); the runner adds the refresh summary. */
-  result: Record<string, unknown>;
-  /** The records to re-read into the mirror. */
-  touched: RefreshTarget[];
-}
-
-/** What a check of the service established about a single call of unknown outcome. */
-export interface Reconciled {
-  /**
-   * true: it happened (the job is done); false: it did not (call again; only once the call has
-   * settled, from positive evidence); null: the service cannot tell (yet).
-   */
-  happened: boolean | null;
-  /** What was checked, in words. */
-  checked: string;
-  /** When it happened: what to record as the job's result, and the records to re-read. */
-  outcome?: HandlerOutcome;
-}
-
-export interface JobKind<P = any> {
-  payload: z.ZodType<P>;
-  /**
-   * Safe to run again after an attempt whose outcome is unknown (a worker that died mid-call). A
-   * kind that is not makes one call, recorded in `result.call` by the runner (see ledger.ts), or
-   * records its own calls (`tracksCalls`, a send's batches).
-   */
-  idempotent: boolean;
-  tracksCalls?: boolean;
-  /**
-   * For a single call of unknown outcome: ask the service whether it happened, before it is made
-   * again. `happened: false` only when `settle.settled`. Without it (or when it cannot tell) a
-   * person decides (`jobs retry --resend/--mark-sent`).
-   */
-  reconcile?(ctx: JobContext, payload: P, call: CallRecord, settle: Settling): Promise<Reconciled>;
-  /**
-   * What of the service's state to record with a single call before it goes out (`call.before`),
-   * for `reconcile` to compare with afterwards (an invoice's open amount before a payment).
-   */
-  observe?(ctx: JobContext, payload: P): Promise<Record<string, unknown>>;
-  /**
-   * What becomes of the job when a worker died during it (kinds that are not idempotent): the
-   * `result` to keep and the message to show. Without it, the runner's one recorded call is
-   * marked `unknown` when it was in flight.
-   */
-  onOrphan?(job: JobRow): Orphaned;
-  /** One line for `--help` and the README. */
-  summary: string;
-  /** Throws PrecheckError when the mirror shows the action is impossible. */
-  precheck?(db: Kysely<Database>, payload: P, job: JobRow): Promise<void>;
-  run(ctx: JobContext, payload: P): Promise<HandlerOutcome>;
-}
-
-/** See JobKind.onOrphan. */
-export interface Orphaned {
-  result: unknown;
-  message: string;
-}
-
-export const stoppedDuring = (job: JobRow): string => `interrupted: the worker stopped during attempt ${job.attempts}`;
+export type { HandlerOutcome, JobContext, JobKind, JobRow, Reconciled } from './types.js';
 
 function kind<S extends z.ZodType>(spec: { payload: S } & Omit<JobKind<z.output<S>>, 'payload'>): JobKind<z.output<S>> {
   return spec as unknown as JobKind<z.output<S>>;
@@ -129,33 +40,7 @@ const SEND_METHODS = ['email', 'mail', 'printcenter'] as const;
 
 const target = (entity: SingleReadEntity, key: number): RefreshTarget => ({ entity, id: key });
 
-// ---- saved invoices: sending in calls of at most 10 ---------------------------------------
-
-export type { SendBatch, SendProgress } from './ledger.js';
-
-/** A send left running by a dead worker: the batch in flight becomes `unknown`, what was confirmed stays sent. */
-function orphanedSend(job: JobRow): Orphaned {
-  const stopped = stoppedDuring(job);
-  const ids = Array.isArray((job.payload as { ids?: unknown })?.ids) ? (job.payload as { ids: number[] }).ids : [];
-  const batches = batchesOf(job.result).map((b) =>
-    b.outcome === 'sending' ? { ...b, outcome: 'unknown' as const, error: 'the worker stopped during the call' } : b,
-  );
-  const states = idStates(ids, batches);
-  const unknown = idsIn(states, 'unknown');
-  const sent = idsIn(states, 'sent');
-  const result = { ...(job.result as object), batches, sent };
-  if (unknown.length === 0)
-    return {
-      result,
-      message: `${stopped} between calls; ${sent.length} of ${ids.length} confirmed sent; a retry sends the rest`,
-    };
-  return {
-    result,
-    message:
-      `${stopped}: ids ${listIds(unknown)} may have been sent (their call was in flight); ${sent.length} of ${ids.length} confirmed sent. ` +
-      `A retry first checks the service for them where it can, and sends only the ids certainly not sent; ${resolveCommands(job.id, unknown)}`,
-  };
-}
+// ---- saved invoices: sending in calls of at most 10 (policies/batched-send.ts) -------------
 
 const sendSavedInvoices = kind({
   summary: 'send saved invoices (any number of ids, in calls of at most 10); `delete` removes them after sending',
@@ -166,204 +51,14 @@ const sendSavedInvoices = kind({
       .transform((ids) => [...new Set(ids)]),
     delete: z.boolean('must be true or false'),
   }),
-  idempotent: false,
-  tracksCalls: true,
-  onOrphan: orphanedSend,
+  policy: batchedSend,
   async precheck(db, p, job) {
     // Only ids never sent in a call: one that may have been sent is checked with the service instead.
     const states = idStates(p.ids, batchesOf(job.result));
     await requireLive(db, 'saved_invoices', idsIn(states, new Set(['pending', 'failed'] as const)));
   },
-  async run(ctx, p) {
-    const progress: SendProgress = { ids: p.ids, delete: p.delete, sent: [], batches: batchesOf(ctx.job.result) };
-    const sentBefore = new Set(idsIn(idStates(p.ids, progress.batches), 'sent'));
-    const sentNow = () => idsIn(idStates(p.ids, progress.batches), 'sent').filter((i) => !sentBefore.has(i));
-    const touched = async () => touchedBySend(ctx.db, sentNow());
-
-    // First what may have been sent already: ask the service where it can tell.
-    let check: SendCheck | null = null;
-    const unknown = idsIn(idStates(p.ids, progress.batches), 'unknown');
-    if (unknown.length > 0) {
-      check = await checkSends(ctx, p.delete, progress.batches, unknown);
-      const at = await databaseNow(ctx.db);
-      if (check.sent.length > 0)
-        progress.batches.push({
-          ids: check.sent,
-          attempt: ctx.job.attempts,
-          outcome: 'sent',
-          started_at: at,
-          source: SENT_BY_CHECK,
-        });
-      if (check.unsent.length > 0)
-        progress.batches.push({
-          ids: check.unsent,
-          attempt: ctx.job.attempts,
-          outcome: 'unsent',
-          started_at: at,
-          source: UNSENT_BY_CHECK,
-        });
-      progress.sent = idsIn(idStates(p.ids, progress.batches), 'sent');
-      await ctx.saveProgress(progress);
-    }
-
-    // Then send what certainly has not been sent, in calls of at most 10.
-    const todo = idsIn(idStates(p.ids, progress.batches), SENDABLE);
-    for (let i = 0; i < todo.length; i += MAX_SEND_IDS) {
-      const ids = todo.slice(i, i + MAX_SEND_IDS);
-      const batch: SendBatch = {
-        ids,
-        attempt: ctx.job.attempts,
-        outcome: 'sending',
-        started_at: await databaseNow(ctx.db),
-      };
-      progress.batches.push(batch);
-      await ctx.saveProgress(progress);
-      const started = performance.now();
-      try {
-        await ctx.api.sendSavedInvoices(ids, { delete: p.delete });
-        batch.outcome = 'sent';
-      } catch (error) {
-        batch.outcome = error instanceof UnknownOutcomeError ? 'unknown' : 'failed';
-        batch.error = errorMessage(error);
-        progress.sent = idsIn(idStates(p.ids, progress.batches), 'sent');
-        const settleMs = sendSettleMs(ctx, batch);
-        const failure = describeSendFailure(ctx.job.id, progress, batch, error, settleMs);
-        throw new JobFailure(failure, error, await touched());
-      } finally {
-        batch.ms = Math.round(performance.now() - started);
-        progress.sent = idsIn(idStates(p.ids, progress.batches), 'sent');
-        await ctx.saveProgress(progress);
-      }
-    }
-
-    // What the service could not tell waits for a person.
-    if (check && check.unknown.length > 0) {
-      const ids = check.unknown.map((u) => u.id);
-      const message =
-        `${ids.length} of ${p.ids.length} invoices may have been sent: ${describeUnknown(check.unknown)}; ` +
-        `${progress.sent.length} confirmed sent, ${sentNow().length} of them now; or decide now: ${resolveCommands(ctx.job.id, ids)}`;
-      throw new JobFailure(message, new UnresolvedOutcomeError(message), await touched());
-    }
-    return { result: { ...progress }, touched: await touched() };
-  },
+  run: sendSaved,
 });
-
-/** What a check of the service established about ids whose send may have happened. */
-interface SendCheck {
-  sent: number[];
-  unsent: number[];
-  /** Still unknown, each with why. */
-  unknown: { id: number; why: string }[];
-}
-
-const SENT_BY_CHECK = 'checked with the service: the saved invoice, sent with delete true, is gone';
-const UNSENT_BY_CHECK =
-  'checked with the service after the settle period: the saved invoice is still there and no sent invoice has its client and total since the call';
-
-/** A send's settle period: the setting, and never less than the call's own deadline. */
-function sendSettleMs(ctx: JobContext, batch: SendBatch): number {
-  return Math.max(ctx.settleMs, ctx.api.sendDeadlineMs(batch.ids.length));
-}
-
-/**
- * Proof either way, or nothing. Sent: a saved invoice sent with `delete: true` is gone (the
- * service removes it only once sent). Not sent: only once the call has settled (the service may
- * still be sending it until then), the saved invoice still there **and** no sent invoice for its
- * client and total since the call. Anything else stays unknown, for a retry after the settle
- * period or for a person.
- */
-async function checkSends(ctx: JobContext, deleting: boolean, batches: SendBatch[], ids: number[]): Promise<SendCheck> {
-  const check: SendCheck = { sent: [], unsent: [], unknown: [] };
-  const lookalikes = sentLookalikes(ctx);
-  for (const id of ids) {
-    const call = [...batches].reverse().find((b) => b.ids.includes(id))!;
-    const saved = await ctx.api.getSavedInvoice(id).catch((error: unknown) => {
-      if (error instanceof NotFoundError) return null;
-      throw error;
-    });
-    if (saved === null) {
-      if (deleting) check.sent.push(id);
-      else check.unknown.push({ id, why: 'the saved invoice is gone, though the send was not asked to delete it' });
-      continue;
-    }
-    const settleMs = sendSettleMs(ctx, call);
-    const settle = await settling(ctx.db, call.started_at, settleMs);
-    if (!settle.settled) {
-      check.unknown.push({ id, why: stillWorking(settle) });
-      continue;
-    }
-    const alike = await lookalikes(saved, call.started_at);
-    if (alike.length === 0) check.unsent.push(id);
-    else
-      check.unknown.push({
-        id,
-        why: `sent invoice ${alike.join(', ')} has its client and total and was sent since the call; it may be this one`,
-      });
-  }
-  return check;
-}
-
-/**
- * The numbers of sent invoices that could be a saved invoice's send: same client, same total,
- * sent since the call. "Since" reaches back far enough for any calendar: the day before the
- * call, or before the latest send date the mirror holds if the service's calendar is behind ours
- * (a wider look only finds more lookalikes, which keeps more ids for a person). One list per
- * client, however many ids ask.
- */
-function sentLookalikes(ctx: JobContext) {
-  const lists = new Map<string, Promise<RecordOf<'invoices'>[]>>();
-  return async (saved: RecordOf<'saved_invoices'>, startedAt: string): Promise<string[]> => {
-    const since = await dayBeforeCall(ctx.db, startedAt);
-    const client = String(saved.clientnr ?? '');
-    const key = `${client}@${since}`;
-    if (!lists.has(key)) lists.set(key, ctx.api.list('invoices', { filters: { since, client } }).all());
-    const total = Number(saved.totalintax);
-    return (await lists.get(key)!)
-      .filter((invoice) => String(invoice.clientnr ?? '') === client && Number(invoice.totalintax) === total)
-      .map((invoice) => String(invoice.invoicenr_full ?? invoice.invoicenr ?? invoice.id));
-  };
-}
-
-/**
- * The day before a call, on whichever calendar is behind: ours, or the service's as the latest
- * send date in the mirror shows it (the sandbox's calendar, say, is fixed in the past).
- */
-async function dayBeforeCall(db: Kysely<Database>, startedAt: string): Promise<string> {
-  const { rows } = await sql<{ since: string }>`
-    select (least((select max(sent) from invoices), ${startedAt}::timestamptz::date) - 1)::text as since`.execute(db);
-  return rows[0]!.since;
-}
-
-/** "ids 3, 4: why; id 5: why", grouped by reason. */
-function describeUnknown(unknown: { id: number; why: string }[]): string {
-  const byWhy = new Map<string, number[]>();
-  for (const { id, why } of unknown) byWhy.set(why, [...(byWhy.get(why) ?? []), id]);
-  return [...byWhy].map(([why, ids]) => `${ids.length === 1 ? 'id' : 'ids'} ${listIds(ids)}: ${why}`).join('; ');
-}
-
-function describeSendFailure(
-  jobId: number,
-  progress: SendProgress,
-  batch: SendBatch,
-  error: unknown,
-  settleMs: number,
-): string {
-  const left = progress.ids.length - progress.sent.length;
-  const until = new Date(Date.parse(batch.started_at) + settleMs).toISOString();
-  const what =
-    batch.outcome === 'unknown'
-      ? `may have been sent: ${errorMessage(error)}; ${stillWorking({ until, ms: settleMs })} for them and sends only the ids certainly not sent; or decide now: ${resolveCommands(jobId, batch.ids)}`
-      : `were not sent: ${errorMessage(error)}; a retry sends only the ${left} not confirmed sent`;
-  return `${progress.sent.length} of ${progress.ids.length} invoices confirmed sent; the call with ids ${listIds(batch.ids)} ${what}`;
-}
-
-/** Sent invoices, and their clients (the service updates `lastinvoice`). */
-async function touchedBySend(db: Kysely<Database>, ids: number[]): Promise<RefreshTarget[]> {
-  const rows = await mirrorRows(db, 'saved_invoices', ids);
-  const clients = new Set<number>();
-  for (const row of rows.values()) if (typeof row.clientnr === 'number' && row.clientnr > 0) clients.add(row.clientnr);
-  return [...ids.map((i) => target('saved_invoices', i)), ...[...clients].map((c) => target('clients', c))];
-}
 
 // ---- the other kinds ------------------------------------------------------------------------
 
@@ -377,7 +72,7 @@ function deleteKind(
   return kind({
     summary,
     payload: z.strictObject({ [keyName]: id }) as unknown as z.ZodType<Record<string, number>>,
-    idempotent: true,
+    policy: repeatable,
     async precheck(db, p) {
       await requireLive(db, entity, [p[keyName]!]);
     },
@@ -405,7 +100,7 @@ export const KINDS = {
   create_client: kind({
     summary: "create a client from the service's client fields; `result.clientnr` is the new number",
     payload: z.strictObject({ client: clientFields }),
-    idempotent: false,
+    policy: singleCall,
     async run(ctx, p) {
       const clientnr = await ctx.api.createClient(p.client);
       return { result: { clientnr }, touched: [target('clients', clientnr)] };
@@ -414,7 +109,7 @@ export const KINDS = {
   update_client: kind({
     summary: 'change fields of a client',
     payload: z.strictObject({ clientnr: id, changes: nonEmpty(clientChanges) }),
-    idempotent: true,
+    policy: repeatable,
     async precheck(db, p) {
       await requireLive(db, 'clients', [p.clientnr]);
     },
@@ -433,7 +128,7 @@ export const KINDS = {
   create_product: kind({
     summary: 'create a product; `result.id` is the new id',
     payload: z.strictObject({ product: productFields }),
-    idempotent: false,
+    policy: singleCall,
     async run(ctx, p) {
       const productId = await ctx.api.createProduct(p.product);
       return { result: { id: productId }, touched: [target('products', productId)] };
@@ -442,7 +137,7 @@ export const KINDS = {
   update_product: kind({
     summary: 'change fields of a product',
     payload: z.strictObject({ id, changes: nonEmpty(productFields) }),
-    idempotent: true,
+    policy: repeatable,
     async precheck(db, p) {
       await requireLive(db, 'products', [p.id]);
     },
@@ -454,7 +149,7 @@ export const KINDS = {
   set_product_stock: kind({
     summary: 'set the stock of a product',
     payload: z.strictObject({ id, stock: z.number('must be a number').finite() }),
-    idempotent: true,
+    policy: repeatable,
     async precheck(db, p) {
       await requireLive(db, 'products', [p.id]);
     },
@@ -477,7 +172,7 @@ export const KINDS = {
           });
       }),
     }),
-    idempotent: false,
+    policy: singleCall,
     async precheck(db, p) {
       await requireLive(db, 'clients', [p.quotation.clientnr]);
     },
@@ -492,7 +187,7 @@ export const KINDS = {
   send_quotation: kind({
     summary: 'send a draft quotation; the service gives it a new id (`result.new_id`)',
     payload: z.strictObject({ id, sendmethod: z.enum(SEND_METHODS, 'must be email, mail or printcenter') }),
-    idempotent: false,
+    policy: singleCall,
     async precheck(db, p) {
       const state = await quotationState(db, p.id);
       if (state?.sent) throw new PrecheckError(`quotation ${p.id} has already been sent (only a draft can be sent)`);
@@ -536,7 +231,7 @@ export const KINDS = {
       date,
       comments: z.string('must be text').default(''),
     }),
-    idempotent: true,
+    policy: repeatable,
     async precheck(db, p) {
       await requireSent(db, p.id, 'be approved');
     },
@@ -548,7 +243,7 @@ export const KINDS = {
   remove_quotation_approval: kind({
     summary: 'remove the approval of a sent quotation',
     payload: idOnly,
-    idempotent: true,
+    policy: repeatable,
     async precheck(db, p) {
       await requireSent(db, p.id, 'have its approval removed');
     },
@@ -563,7 +258,7 @@ export const KINDS = {
       id,
       customstatus: z.enum(CUSTOM_STATUSES, `must be one of ${CUSTOM_STATUSES.join(', ')}`),
     }),
-    idempotent: true,
+    policy: repeatable,
     async precheck(db, p) {
       await requireSent(db, p.id, 'have a custom status');
     },
@@ -578,7 +273,7 @@ export const KINDS = {
     summary:
       'create an invoice: action `send` (sent at once), `save` (a saved invoice) or `repeat` (a repeating invoice); `result.id` is the new id',
     payload: z.strictObject({ invoice: invoiceFields }),
-    idempotent: false,
+    policy: singleCall,
     async precheck(db, p) {
       await requireLive(db, 'clients', [p.invoice.clientnr]);
     },
@@ -617,7 +312,7 @@ export const KINDS = {
     }),
     // Paying twice is the one thing this must never do: a call of unknown outcome is made again
     // only on proof that it did not happen (the open amount unchanged once it settled) or a person's word.
-    idempotent: false,
+    policy: singleCall,
     async precheck(db, p) {
       await requireOpen(db, p.id, 'register a payment');
     },
@@ -634,7 +329,7 @@ export const KINDS = {
   send_reminder: kind({
     summary: 'send a payment reminder for an open sent invoice',
     payload: z.strictObject({ id, attach_invoice: z.boolean('must be true or false').default(true) }),
-    idempotent: false,
+    policy: singleCall,
     async precheck(db, p) {
       await requireOpen(db, p.id, 'get a reminder');
     },
@@ -674,7 +369,7 @@ export const KINDS = {
   fetch_invoice_pdf: kind({
     summary: 'archive the PDF of a sent invoice in invoice_pdfs (`invoice-mirror invoice pdf ID` prints it)',
     payload: idOnly,
-    idempotent: true,
+    policy: repeatable,
     async precheck(db, p) {
       await requireLive(db, 'invoices', [p.id]);
     },

@@ -11,7 +11,6 @@
 import { ApiError, AuthenticationError, RateLimitedError, UnknownOutcomeError } from '../api/index.js';
 import { errorMessage } from '../errors.js';
 import { JobFailure, PayloadError, PrecheckError, UnresolvedOutcomeError } from './errors.js';
-import { resolveCommands } from './ledger.js';
 import type { JobKind, JobRow } from './kinds.js';
 
 export type Disposition =
@@ -33,10 +32,9 @@ export function backoffDelay(attempt: number, backoff: Backoff): number {
   return Math.round(exponential * (0.75 + Math.random() * 0.5));
 }
 
-/** The advice an interrupted single call carries: a person decides (see ledger.ts). */
+/** The advice an interrupted job's message ends with (its policy's; a person decides). */
 function interruptedAdvice(jobId: number, kind: JobKind | undefined): string {
-  if (kind?.tracksCalls) return ''; // a send's message names its ids and the commands itself
-  return `; a retry first checks the service where it can; ${resolveCommands(jobId, null)}`;
+  return kind ? kind.policy.unknownAdvice(jobId) : '';
 }
 
 /**
@@ -54,7 +52,7 @@ export function classifyFailure(
   const message = errorMessage(error);
   if (error instanceof PayloadError || error instanceof PrecheckError) return { status: 'failed', message };
   const root = error instanceof JobFailure ? error.cause : error;
-  const idempotent = kind?.idempotent ?? true;
+  const idempotent = kind?.policy.repeatable ?? true;
 
   if (root instanceof UnresolvedOutcomeError) return { status: 'interrupted', message };
   if (root instanceof RateLimitedError) {

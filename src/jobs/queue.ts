@@ -5,12 +5,15 @@
  */
 import { sql, type Kysely } from 'kysely';
 import { closeOrphanedRuns, jsonb, type Database, type JobStatus } from '../db/index.js';
-import { RunError } from '../errors.js';
 import { unstorableValues } from '../api/index.js';
-import { PayloadError } from './errors.js';
-import { kindNamed, parseJob, stoppedDuring, type JobRow, type Orphaned } from './kinds.js';
-import { batchesOf, callOf, idStates, idsIn, listIds, resolveCommands } from './ledger.js';
+import { JobStateError, PayloadError } from './errors.js';
+import { kindNamed, parseJob, type JobRow } from './kinds.js';
 import type { Disposition } from './outcome.js';
+import { repeatable } from './policies/repeatable.js';
+import type { RetryDecisions } from './types.js';
+
+export { JobStateError } from './errors.js';
+export type { RetryDecisions } from './types.js';
 
 export type { JobStatus };
 export const JOB_STATUSES: readonly JobStatus[] = [
@@ -30,9 +33,6 @@ export interface NewJob {
   maxAttempts?: number;
   runAfter?: Date;
 }
-
-/** A job could not be queued or steered (unknown id, wrong status, key already used). */
-export class JobStateError extends RunError {}
 
 /**
  * Validates the payload (PayloadError naming the field) and queues the job. With an idempotency
@@ -176,57 +176,17 @@ export async function recoverOrphans(db: Kysely<Database>): Promise<RecoveredJob
   const recovered: RecoveredJob[] = [];
   for (const row of orphans) {
     const job = { ...row, id: Number(row.id) } as JobRow;
-    const kind = kindNamed(job.kind);
-    let disposition: Disposition;
-    if (kind && !kind.idempotent) {
-      const { result, message } = kind.onOrphan?.(job) ?? orphanedCall(job);
-      await saveProgress(db, job.id, result);
-      disposition = { status: 'interrupted', message };
-    } else if (job.attempts >= job.max_attempts) {
-      disposition = {
-        status: 'failed',
-        message: `gave up after ${job.attempts} attempts: the worker stopped during the last one`,
-      };
-    } else {
-      disposition = {
-        status: 'queued',
-        message: `the worker stopped during attempt ${job.attempts}; running it again`,
-        runAfter: new Date(),
-        spendsAttempt: true,
-      };
-    }
+    // A kind this version does not know is repeatable as far as the queue can tell: run it again
+    // (its payload check then fails it).
+    const policy = kindNamed(job.kind)?.policy ?? repeatable;
+    const { result, disposition } = policy.orphan(job);
+    if (result !== job.result) await saveProgress(db, job.id, result);
     await markUnsuccessful(db, job, disposition);
     recovered.push({ id: job.id, kind: job.kind, status: disposition.status, message: disposition.message });
   }
   // Under the job lock no live runner is in a job, so a refresh run still open was a dead worker's.
   await closeOrphanedRuns(db, ['refresh'], 'interrupted: the worker stopped before the refresh finished');
   return recovered;
-}
-
-/** A single-call job that is not safe to repeat, left running by a dead worker: a call in flight becomes `unknown`. */
-function orphanedCall(job: JobRow): Orphaned {
-  const stopped = stoppedDuring(job);
-  // No record of the call: an older version ran it, which recorded nothing; assume the worst.
-  const call = callOf(job.result) ?? {
-    attempt: job.attempts,
-    outcome: 'sending',
-    started_at: new Date(0).toISOString(),
-  };
-  if (call.outcome !== 'sending')
-    return { result: job.result, message: `${stopped}, before its call; a retry runs it` };
-  return {
-    result: { ...(job.result as object), call: { ...call, outcome: 'unknown' } },
-    message: `${stopped} during its call, which may have taken effect; a retry first checks the service where it can; ${resolveCommands(job.id, null)}`,
-  };
-}
-
-/**
- * What a person decided about calls of unknown outcome (`jobs retry --resend/--mark-sent`): ids of
- * a send, `'unknown'` for all of a send's ids of unknown outcome, or `true` for a single call.
- */
-export interface RetryDecisions {
-  resend?: number[] | 'unknown' | true;
-  markSent?: number[] | 'unknown' | true;
 }
 
 /**
@@ -248,12 +208,8 @@ export async function retryJob(db: Kysely<Database>, id: number, decisions: Retr
       throw await stateError(trx, id, 'retried', 'a failed, interrupted, cancelled or queued');
     let result = row.result;
     if (decisions.resend !== undefined || decisions.markSent !== undefined) {
-      const kind = kindNamed(row.kind);
-      if (!kind || kind.idempotent)
-        throw new JobStateError(`job ${id} (${row.kind}) is safe to repeat; retry it without --resend or --mark-sent`);
-      const decided = kind.tracksCalls
-        ? decideSends(id, row.payload, result, decisions)
-        : decideCall(id, result, decisions);
+      const policy = kindNamed(row.kind)?.policy ?? repeatable;
+      const decided = policy.decide({ id, kind: row.kind, payload: row.payload, result }, decisions);
       result = decided.result;
       if (decided.done) {
         await trx
@@ -278,62 +234,6 @@ export async function retryJob(db: Kysely<Database>, id: number, decisions: Retr
       .execute();
     return 'queued';
   });
-}
-
-/** Records a person's decisions about ids of a send whose outcome is unknown, as batches. */
-function decideSends(
-  jobId: number,
-  payload: unknown,
-  result: unknown,
-  decisions: RetryDecisions,
-): { result: unknown; done: boolean } {
-  const ids = (payload as { ids: number[] }).ids;
-  const batches = batchesOf(result);
-  const unknown = idsIn(idStates(ids, batches), 'unknown');
-  const pick = (choice: RetryDecisions['resend'], option: string): number[] => {
-    if (choice === undefined) return [];
-    const chosen = choice === 'unknown' || choice === true ? unknown : choice;
-    const wrong = chosen.filter((i) => !unknown.includes(i));
-    if (wrong.length > 0)
-      throw new JobStateError(
-        `${option}: ${listIds(wrong)} ${wrong.length === 1 ? 'is not an id' : 'are not ids'} of unknown outcome in job ${jobId}` +
-          (unknown.length > 0 ? ` (those are: ${listIds(unknown)})` : ' (it has none)'),
-      );
-    return chosen;
-  };
-  const resend = pick(decisions.resend, '--resend');
-  const markSent = pick(decisions.markSent, '--mark-sent');
-  const both = resend.filter((i) => markSent.includes(i));
-  if (both.length > 0)
-    throw new JobStateError(`--resend and --mark-sent both name ${listIds(both)}; choose one for each id`);
-  const at = new Date().toISOString();
-  const decided = (chosen: number[], outcome: 'sent' | 'unsent', source: string) =>
-    chosen.length > 0 ? [{ ids: chosen, attempt: 0, outcome, started_at: at, source }] : [];
-  const added = [
-    ...decided(markSent, 'sent', 'marked sent by a person (jobs retry --mark-sent)'),
-    ...decided(resend, 'unsent', 'to be sent again, as a person chose (jobs retry --resend)'),
-  ];
-  const all = [...batches, ...added];
-  const sent = idsIn(idStates(ids, all), 'sent');
-  return { result: { ...(result as object), ids, batches: all, sent }, done: false };
-}
-
-/** Records a person's decision about a single call of unknown outcome. */
-function decideCall(jobId: number, result: unknown, decisions: RetryDecisions): { result: unknown; done: boolean } {
-  const call = callOf(result);
-  if (!call || (call.outcome !== 'unknown' && call.outcome !== 'sending'))
-    throw new JobStateError(`job ${jobId} has no call of unknown outcome; retry it without --resend or --mark-sent`);
-  if (decisions.resend !== undefined && decisions.markSent !== undefined)
-    throw new JobStateError('--resend and --mark-sent: choose one');
-  if (decisions.markSent !== undefined)
-    return {
-      result: {
-        ...(result as object),
-        call: { ...call, outcome: 'done', checked: 'marked done by a person (jobs retry --mark-sent)' },
-      },
-      done: true,
-    };
-  return { result: { ...(result as object), call: { ...call, decision: 'resend' } }, done: false };
 }
 
 export async function cancelJob(db: Kysely<Database>, id: number): Promise<void> {

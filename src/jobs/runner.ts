@@ -25,11 +25,8 @@ import { errorMessage } from '../errors.js';
 import { logger as defaultLogger } from '../log.js';
 import { refreshRecords, type RefreshTarget } from '../sync/index.js';
 import { JobFailure } from './errors.js';
-import { kindNamed, parseJob, type HandlerOutcome, type JobContext, type JobKind, type JobRow } from './kinds.js';
+import { kindNamed, parseJob, type JobContext, type JobRow } from './kinds.js';
 import { DEFAULT_BACKOFF, classifyFailure, type Backoff } from './outcome.js';
-import { callOf, callUnknown, resolveCommands, type CallRecord } from './ledger.js';
-import { databaseNow, settling } from './settle.js';
-import { UnresolvedOutcomeError } from './errors.js';
 import {
   claimNext,
   hasRunnable,
@@ -290,8 +287,7 @@ export class JobRunner extends EventEmitter {
         saveProgress: (result) => saveProgress(db, job.id, result),
         settleMs: this.settleMs,
       };
-      const outcome =
-        kind.idempotent || kind.tracksCalls ? await kind.run(ctx, payload) : await this.callOnce(ctx, kind, payload);
+      const outcome = await kind.policy.execute(ctx, kind, payload);
       const refresh = await this.refresh(db, outcome.touched, log);
       await markSucceeded(db, job.id, { ...outcome.result, refresh });
       finished = { id: job.id, kind: job.kind, status: 'succeeded', attempt: job.attempts, durationMs: 0 };
@@ -299,13 +295,8 @@ export class JobRunner extends EventEmitter {
     } catch (error) {
       const kind = kindNamed(job.kind);
       const disposition = classifyFailure(error, job, kind, this.api.requestsMade > requestsBefore, this.backoff);
-      const call = kind && !kind.idempotent && !kind.tracksCalls ? callOf(job.result) : null;
-      if (call?.outcome === 'sending' && job.attempts > 0) {
-        // The call this attempt made: refused (nothing happened) or of unknown outcome.
-        await mergeResult(db, job.id, {
-          call: { ...call, outcome: disposition.status === 'interrupted' ? 'unknown' : 'failed' },
-        });
-      }
+      const recorded = kind?.policy.afterFailure(job, disposition);
+      if (recorded) await mergeResult(db, job.id, recorded);
       if (error instanceof JobFailure && error.touched.length > 0) {
         await mergeResult(db, job.id, { refresh: await this.refresh(db, error.touched, log) });
       }
@@ -333,47 +324,6 @@ export class JobRunner extends EventEmitter {
     finished.durationMs = Math.round(performance.now() - started);
     this.emit('finished', finished);
     return finished;
-  }
-
-  /**
-   * Runs a kind's single call that is not safe to repeat, recorded in `result.call` before it goes
-   * out. A call of unknown outcome from an earlier attempt is not made again unless the service
-   * shows it did not happen (the kind's `reconcile`) or a person chose to (`jobs retry --resend`).
-   */
-  private async callOnce(ctx: JobContext, kind: JobKind, payload: unknown): Promise<HandlerOutcome> {
-    const { job } = ctx;
-    const previous = callOf(job.result);
-    if (callUnknown(previous)) {
-      const settleMs = Math.max(this.settleMs, this.api.deadlineMs());
-      const settle = await settling(ctx.db, previous!.started_at, settleMs);
-      const found = kind.reconcile ? await kind.reconcile(ctx, payload, previous!, settle) : null;
-      if (found?.happened === true) {
-        ctx.log.info({ checked: found.checked }, 'the call of an earlier attempt took effect; not calling again');
-        const outcome = found.outcome ?? { result: {}, touched: [] };
-        return {
-          ...outcome,
-          result: { ...outcome.result, call: { ...previous!, outcome: 'done', checked: found.checked } },
-        };
-      }
-      if (found?.happened !== false) {
-        const checked = found ? found.checked : 'the service gives no way to tell';
-        throw new UnresolvedOutcomeError(
-          `the call of attempt ${previous!.attempt} may have taken effect (${checked}); ${resolveCommands(job.id, null)}`,
-        );
-      }
-      ctx.log.info({ checked: found.checked }, 'the call of an earlier attempt did not take effect; calling again');
-    }
-    const before = kind.observe ? await kind.observe(ctx, payload) : undefined;
-    const call: CallRecord = {
-      attempt: job.attempts,
-      outcome: 'sending',
-      started_at: await databaseNow(ctx.db),
-      ...(before ? { before } : {}),
-    };
-    await ctx.saveProgress({ call });
-    job.result = { call };
-    const outcome = await kind.run(ctx, payload);
-    return { ...outcome, result: { ...outcome.result, call: { ...call, outcome: 'done' } } };
   }
 
   /** Re-reads the touched records into the mirror; a failure here does not fail the job (the next sync catches up). */

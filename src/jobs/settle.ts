@@ -46,3 +46,13 @@ export function stillWorking(settle: Pick<Settling, 'until' | 'ms'>): string {
 function minutes(ms: number): string {
   return ms >= 60_000 ? `${Math.round(ms / 60_000)} min` : `${Math.ceil(ms / 1000)} s`;
 }
+
+/**
+ * The day before a call, on whichever calendar is behind: ours, or the service's as the latest
+ * send date in the mirror shows it (the sandbox's calendar, say, is fixed in the past).
+ */
+export async function dayBeforeCall(db: Kysely<Database>, startedAt: string): Promise<string> {
+  const { rows } = await sql<{ since: string }>`
+    select (least((select max(sent) from invoices), ${startedAt}::timestamptz::date) - 1)::text as since`.execute(db);
+  return rows[0]!.since;
+}

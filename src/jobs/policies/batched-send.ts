@@ -1,0 +1,312 @@
+/**
+ * A batched send: saved invoices sent in calls of at most 10 ids, each call recorded in
+ * `result.batches` before it goes out and after it answers (ledger.ts), so every id is always
+ * sent, refused, pending, or "may have been sent". Ids of unknown outcome are never sent again
+ * blindly: a retry first asks the service (proof either way, and "not sent" only once the call
+ * has settled, see settle.ts), and what it cannot tell waits for a person's `--resend` or
+ * `--mark-sent` per id.
+ */
+import type { Kysely } from 'kysely';
+import { MAX_SEND_IDS, NotFoundError, UnknownOutcomeError, type RecordOf } from '../../api/index.js';
+import type { SingleReadEntity } from '../../catalog/index.js';
+import type { Database } from '../../db/index.js';
+import { errorMessage } from '../../errors.js';
+import type { RefreshTarget } from '../../sync/index.js';
+import { JobFailure, JobStateError, UnresolvedOutcomeError } from '../errors.js';
+import {
+  batchesOf,
+  idStates,
+  idsIn,
+  listIds,
+  resolveCommands,
+  SENDABLE,
+  type IdState,
+  type SendBatch,
+  type SendProgress,
+} from '../ledger.js';
+import { mirrorRows } from '../mirror.js';
+import type { Disposition } from '../outcome.js';
+import { databaseNow, dayBeforeCall, settling, stillWorking } from '../settle.js';
+import {
+  stoppedDuring,
+  type HandlerOutcome,
+  type JobContext,
+  type JobPolicy,
+  type JobRow,
+  type RetryDecisions,
+  type StoredJob,
+} from '../types.js';
+import { steering } from './repeatable.js';
+
+export const batchedSend: JobPolicy = {
+  name: 'batched send',
+  repeatable: false,
+  execute: (ctx, kind, payload) => kind.run(ctx, payload),
+  afterFailure: () => null, // the send records its own batches
+  orphan: orphanedSend,
+  decide: decideSends,
+  unknownAdvice: () => '', // a send's message names its ids and the commands itself
+  actions(status, result) {
+    const unknown =
+      status === 'interrupted' && batchesOf(result).some((b) => b.outcome === 'unknown' || b.outcome === 'sending');
+    return [...steering(status), ...(unknown ? (['resend', 'mark-sent'] as const) : [])];
+  },
+  idsByState,
+};
+
+const target = (entity: SingleReadEntity, key: number): RefreshTarget => ({ entity, id: key });
+
+/** Sends the saved invoices of `p.ids` that certainly have not been sent, after checking those that may have been. */
+export async function sendSavedInvoices(
+  ctx: JobContext,
+  p: { ids: number[]; delete: boolean },
+): Promise<HandlerOutcome> {
+  const progress: SendProgress = { ids: p.ids, delete: p.delete, sent: [], batches: batchesOf(ctx.job.result) };
+  const sentBefore = new Set(idsIn(idStates(p.ids, progress.batches), 'sent'));
+  const sentNow = () => idsIn(idStates(p.ids, progress.batches), 'sent').filter((i) => !sentBefore.has(i));
+  const touched = async () => touchedBySend(ctx.db, sentNow());
+
+  // First what may have been sent already: ask the service where it can tell.
+  let check: SendCheck | null = null;
+  const unknown = idsIn(idStates(p.ids, progress.batches), 'unknown');
+  if (unknown.length > 0) {
+    check = await checkSends(ctx, p.delete, progress.batches, unknown);
+    const at = await databaseNow(ctx.db);
+    if (check.sent.length > 0)
+      progress.batches.push({
+        ids: check.sent,
+        attempt: ctx.job.attempts,
+        outcome: 'sent',
+        started_at: at,
+        source: SENT_BY_CHECK,
+      });
+    if (check.unsent.length > 0)
+      progress.batches.push({
+        ids: check.unsent,
+        attempt: ctx.job.attempts,
+        outcome: 'unsent',
+        started_at: at,
+        source: UNSENT_BY_CHECK,
+      });
+    progress.sent = idsIn(idStates(p.ids, progress.batches), 'sent');
+    await ctx.saveProgress(progress);
+  }
+
+  // Then send what certainly has not been sent, in calls of at most 10.
+  const todo = idsIn(idStates(p.ids, progress.batches), SENDABLE);
+  for (let i = 0; i < todo.length; i += MAX_SEND_IDS) {
+    const ids = todo.slice(i, i + MAX_SEND_IDS);
+    const batch: SendBatch = {
+      ids,
+      attempt: ctx.job.attempts,
+      outcome: 'sending',
+      started_at: await databaseNow(ctx.db),
+    };
+    progress.batches.push(batch);
+    await ctx.saveProgress(progress);
+    const started = performance.now();
+    try {
+      await ctx.api.sendSavedInvoices(ids, { delete: p.delete });
+      batch.outcome = 'sent';
+    } catch (error) {
+      batch.outcome = error instanceof UnknownOutcomeError ? 'unknown' : 'failed';
+      batch.error = errorMessage(error);
+      progress.sent = idsIn(idStates(p.ids, progress.batches), 'sent');
+      const settleMs = sendSettleMs(ctx, batch);
+      const failure = describeSendFailure(ctx.job.id, progress, batch, error, settleMs);
+      throw new JobFailure(failure, error, await touched());
+    } finally {
+      batch.ms = Math.round(performance.now() - started);
+      progress.sent = idsIn(idStates(p.ids, progress.batches), 'sent');
+      await ctx.saveProgress(progress);
+    }
+  }
+
+  // What the service could not tell waits for a person.
+  if (check && check.unknown.length > 0) {
+    const ids = check.unknown.map((u) => u.id);
+    const message =
+      `${ids.length} of ${p.ids.length} invoices may have been sent: ${describeUnknown(check.unknown)}; ` +
+      `${progress.sent.length} confirmed sent, ${sentNow().length} of them now; or decide now: ${resolveCommands(ctx.job.id, ids)}`;
+    throw new JobFailure(message, new UnresolvedOutcomeError(message), await touched());
+  }
+  return { result: { ...progress }, touched: await touched() };
+}
+
+/** A send left running by a dead worker: the batch in flight becomes `unknown`, what was confirmed stays sent. */
+function orphanedSend(job: JobRow): { result: unknown; disposition: Disposition } {
+  const stopped = stoppedDuring(job);
+  const ids = Array.isArray((job.payload as { ids?: unknown })?.ids) ? (job.payload as { ids: number[] }).ids : [];
+  const batches = batchesOf(job.result).map((b) =>
+    b.outcome === 'sending' ? { ...b, outcome: 'unknown' as const, error: 'the worker stopped during the call' } : b,
+  );
+  const states = idStates(ids, batches);
+  const unknown = idsIn(states, 'unknown');
+  const sent = idsIn(states, 'sent');
+  const result = { ...(job.result as object), batches, sent };
+  if (unknown.length === 0) {
+    const message = `${stopped} between calls; ${sent.length} of ${ids.length} confirmed sent; a retry sends the rest`;
+    return { result, disposition: { status: 'interrupted', message } };
+  }
+  const message =
+    `${stopped}: ids ${listIds(unknown)} may have been sent (their call was in flight); ${sent.length} of ${ids.length} confirmed sent. ` +
+    `A retry first checks the service for them where it can, and sends only the ids certainly not sent; ${resolveCommands(job.id, unknown)}`;
+  return { result, disposition: { status: 'interrupted', message } };
+}
+
+/** What a check of the service established about ids whose send may have happened. */
+interface SendCheck {
+  sent: number[];
+  unsent: number[];
+  /** Still unknown, each with why. */
+  unknown: { id: number; why: string }[];
+}
+
+const SENT_BY_CHECK = 'checked with the service: the saved invoice, sent with delete true, is gone';
+const UNSENT_BY_CHECK =
+  'checked with the service after the settle period: the saved invoice is still there and no sent invoice has its client and total since the call';
+
+/** A send's settle period: the setting, and never less than the call's own deadline. */
+function sendSettleMs(ctx: JobContext, batch: SendBatch): number {
+  return Math.max(ctx.settleMs, ctx.api.sendDeadlineMs(batch.ids.length));
+}
+
+/**
+ * Proof either way, or nothing. Sent: a saved invoice sent with `delete: true` is gone (the
+ * service removes it only once sent). Not sent: only once the call has settled (the service may
+ * still be sending it until then), the saved invoice still there **and** no sent invoice for its
+ * client and total since the call. Anything else stays unknown, for a retry after the settle
+ * period or for a person.
+ */
+async function checkSends(ctx: JobContext, deleting: boolean, batches: SendBatch[], ids: number[]): Promise<SendCheck> {
+  const check: SendCheck = { sent: [], unsent: [], unknown: [] };
+  const lookalikes = sentLookalikes(ctx);
+  for (const id of ids) {
+    const call = [...batches].reverse().find((b) => b.ids.includes(id))!;
+    const saved = await ctx.api.getSavedInvoice(id).catch((error: unknown) => {
+      if (error instanceof NotFoundError) return null;
+      throw error;
+    });
+    if (saved === null) {
+      if (deleting) check.sent.push(id);
+      else check.unknown.push({ id, why: 'the saved invoice is gone, though the send was not asked to delete it' });
+      continue;
+    }
+    const settleMs = sendSettleMs(ctx, call);
+    const settle = await settling(ctx.db, call.started_at, settleMs);
+    if (!settle.settled) {
+      check.unknown.push({ id, why: stillWorking(settle) });
+      continue;
+    }
+    const alike = await lookalikes(saved, call.started_at);
+    if (alike.length === 0) check.unsent.push(id);
+    else
+      check.unknown.push({
+        id,
+        why: `sent invoice ${alike.join(', ')} has its client and total and was sent since the call; it may be this one`,
+      });
+  }
+  return check;
+}
+
+/**
+ * The numbers of sent invoices that could be a saved invoice's send: same client, same total,
+ * sent since the call. "Since" reaches back far enough for any calendar: the day before the
+ * call, or before the latest send date the mirror holds if the service's calendar is behind ours
+ * (a wider look only finds more lookalikes, which keeps more ids for a person). One list per
+ * client, however many ids ask.
+ */
+function sentLookalikes(ctx: JobContext) {
+  const lists = new Map<string, Promise<RecordOf<'invoices'>[]>>();
+  return async (saved: RecordOf<'saved_invoices'>, startedAt: string): Promise<string[]> => {
+    const since = await dayBeforeCall(ctx.db, startedAt);
+    const client = String(saved.clientnr ?? '');
+    const key = `${client}@${since}`;
+    if (!lists.has(key)) lists.set(key, ctx.api.list('invoices', { filters: { since, client } }).all());
+    const total = Number(saved.totalintax);
+    return (await lists.get(key)!)
+      .filter((invoice) => String(invoice.clientnr ?? '') === client && Number(invoice.totalintax) === total)
+      .map((invoice) => String(invoice.invoicenr_full ?? invoice.invoicenr ?? invoice.id));
+  };
+}
+
+/** "ids 3, 4: why; id 5: why", grouped by reason. */
+function describeUnknown(unknown: { id: number; why: string }[]): string {
+  const byWhy = new Map<string, number[]>();
+  for (const { id, why } of unknown) byWhy.set(why, [...(byWhy.get(why) ?? []), id]);
+  return [...byWhy].map(([why, ids]) => `${ids.length === 1 ? 'id' : 'ids'} ${listIds(ids)}: ${why}`).join('; ');
+}
+
+function describeSendFailure(
+  jobId: number,
+  progress: SendProgress,
+  batch: SendBatch,
+  error: unknown,
+  settleMs: number,
+): string {
+  const left = progress.ids.length - progress.sent.length;
+  const until = new Date(Date.parse(batch.started_at) + settleMs).toISOString();
+  const what =
+    batch.outcome === 'unknown'
+      ? `may have been sent: ${errorMessage(error)}; ${stillWorking({ until, ms: settleMs })} for them and sends only the ids certainly not sent; or decide now: ${resolveCommands(jobId, batch.ids)}`
+      : `were not sent: ${errorMessage(error)}; a retry sends only the ${left} not confirmed sent`;
+  return `${progress.sent.length} of ${progress.ids.length} invoices confirmed sent; the call with ids ${listIds(batch.ids)} ${what}`;
+}
+
+/** Sent invoices, and their clients (the service updates `lastinvoice`). */
+async function touchedBySend(db: Kysely<Database>, ids: number[]): Promise<RefreshTarget[]> {
+  const rows = await mirrorRows(db, 'saved_invoices', ids);
+  const clients = new Set<number>();
+  for (const row of rows.values()) if (typeof row.clientnr === 'number' && row.clientnr > 0) clients.add(row.clientnr);
+  return [...ids.map((i) => target('saved_invoices', i)), ...[...clients].map((c) => target('clients', c))];
+}
+
+/** Records a person's decisions about ids of a send whose outcome is unknown, as batches. */
+function decideSends(job: StoredJob, decisions: RetryDecisions): { result: unknown; done: boolean } {
+  const ids = (job.payload as { ids: number[] }).ids;
+  const batches = batchesOf(job.result);
+  const unknown = idsIn(idStates(ids, batches), 'unknown');
+  const pick = (choice: RetryDecisions['resend'], option: string): number[] => {
+    if (choice === undefined) return [];
+    const chosen = choice === 'unknown' || choice === true ? unknown : choice;
+    const wrong = chosen.filter((i) => !unknown.includes(i));
+    if (wrong.length > 0)
+      throw new JobStateError(
+        `${option}: ${listIds(wrong)} ${wrong.length === 1 ? 'is not an id' : 'are not ids'} of unknown outcome in job ${job.id}` +
+          (unknown.length > 0 ? ` (those are: ${listIds(unknown)})` : ' (it has none)'),
+      );
+    return chosen;
+  };
+  const resend = pick(decisions.resend, '--resend');
+  const markSent = pick(decisions.markSent, '--mark-sent');
+  const both = resend.filter((i) => markSent.includes(i));
+  if (both.length > 0)
+    throw new JobStateError(`--resend and --mark-sent both name ${listIds(both)}; choose one for each id`);
+  const at = new Date().toISOString();
+  const decided = (chosen: number[], outcome: 'sent' | 'unsent', source: string) =>
+    chosen.length > 0 ? [{ ids: chosen, attempt: 0, outcome, started_at: at, source }] : [];
+  const added = [
+    ...decided(markSent, 'sent', 'marked sent by a person (jobs retry --mark-sent)'),
+    ...decided(resend, 'unsent', 'to be sent again, as a person chose (jobs retry --resend)'),
+  ];
+  const all = [...batches, ...added];
+  const sent = idsIn(idStates(ids, all), 'sent');
+  return { result: { ...(job.result as object), ids, batches: all, sent }, done: false };
+}
+
+/** A send's ids grouped by state (sent, may have been sent, …), for `jobs show` and the console. */
+function idsByState(payload: unknown, result: unknown): [string, number[]][] | null {
+  const ids = (payload as { ids?: unknown } | null)?.ids;
+  if (!Array.isArray(ids)) return null;
+  const states = idStates(ids as number[], batchesOf(result));
+  const names: Record<IdState, string> = {
+    sent: 'sent',
+    unknown: 'may have been sent (unknown)',
+    unsent: 'to send (checked: not sent)',
+    failed: 'refused (not sent)',
+    pending: 'not sent yet',
+  };
+  return (Object.keys(names) as IdState[])
+    .map((state): [string, number[]] => [names[state], idsIn(states, state)])
+    .filter(([, list]) => list.length > 0);
+}

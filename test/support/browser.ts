@@ -1,0 +1,34 @@
+/**
+ * Where the browser tests find Chromium: CHROMIUM_PATH, Debian's or another distribution's
+ * package, or Playwright's own download. Without one, the browser tests are skipped with one
+ * visible line, except under CI=true, where a missing browser fails the run (CI keeps testing
+ * the console: `.ci/run` installs Debian's chromium).
+ */
+import { existsSync } from 'node:fs';
+import { chromium } from 'playwright-core';
+
+const CANDIDATES = ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome', '/snap/bin/chromium'];
+
+/** The Chromium to drive, or undefined when there is none (then the caller skips, see above). */
+export function findChromium(suite: string): string | undefined {
+  const fromPlaywright = (() => {
+    try {
+      return chromium.executablePath();
+    } catch {
+      return undefined;
+    }
+  })();
+  const wanted = process.env.CHROMIUM_PATH;
+  const found = wanted ? (existsSync(wanted) ? wanted : undefined) : [...CANDIDATES, fromPlaywright].find(isFile);
+  if (found) return found;
+  const why = wanted
+    ? `CHROMIUM_PATH=${wanted} does not exist`
+    : "no Chromium found (install Debian's chromium package, or set CHROMIUM_PATH)";
+  if (process.env.CI === 'true') throw new Error(`${suite}: ${why}; under CI=true the browser tests must run`);
+  console.warn(`${suite}: skipped, ${why}`);
+  return undefined;
+}
+
+function isFile(path: string | undefined): path is string {
+  return path !== undefined && existsSync(path);
+}
