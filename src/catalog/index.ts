@@ -27,6 +27,7 @@ export {
 } from './define.js';
 export { LINE_COLUMNS, type DocumentLinesTable } from './document-lines.js';
 export { FREQUENCIES } from './repeating-invoices.js';
+export * from './enumerations.js';
 export { REPORTS, REPORT_FUNCTIONS, findReport, type Report } from './reports.js';
 export { JOB_KIND_NAMES, type JobKindName } from './job-kinds.js';
 export { MAX_DECIMAL, MAX_INTEGER, MIN_INTEGER, type Approval, type DocumentLine, type Reference } from './wire.js';

@@ -5,7 +5,17 @@
  * the forms the service accepts (booleans as true/"true"/1, numbers as numbers or digit strings).
  */
 import { z } from 'zod';
-import { FREQUENCIES } from '../catalog/index.js';
+import {
+  COLLECT_TYPES,
+  DISCOUNT_TYPES,
+  DOCUMENT_LANGUAGES,
+  either,
+  FREQUENCIES,
+  PAYMENT_METHODS,
+  REPEAT_TYPES,
+  SEND_METHODS,
+  TAX_TYPES,
+} from '../catalog/index.js';
 
 const text = (max?: number) => (max === undefined ? z.string() : z.string().max(max, `at most ${max} characters`));
 const intLike = z.union([z.int(), z.string().regex(/^-?\d+$/, 'must be a whole number')], 'must be a whole number');
@@ -57,8 +67,8 @@ export const clientFields = z.strictObject({
   biccode: text(32).optional(),
   taxnumber: text(18).optional(),
   tax_shifted: flag.optional(),
-  sendmethod: z.enum(['mail', 'email', 'printcenter']).optional(),
-  paymentmethod: z.enum(['bank', 'autocollect']).optional(),
+  sendmethod: z.enum(SEND_METHODS).optional(),
+  paymentmethod: z.enum(PAYMENT_METHODS).optional(),
   top: intLike.optional(),
   stddiscount: numberLike.optional(),
   mailintro: text(128).optional(),
@@ -66,14 +76,14 @@ export const clientFields = z.strictObject({
   notes: text().optional(),
   notes_on_invoice: flag.optional(),
   active: flag.optional(),
-  default_doclang: z.enum(['', 'nl', 'en', 'de', 'fr', 'es', 'it']).optional(),
+  default_doclang: z.enum(DOCUMENT_LANGUAGES).optional(),
   default_category: intLike.optional(),
   email_reminder: text(255).optional(),
   currency: text(3).optional(),
   mandate_id: text().optional(),
   mandate_date: date.optional(),
-  collecttype: z.enum(['OOFF', 'FRST', 'RCUR']).optional(),
-  tax_type: z.enum(['intax', 'extax']).optional(),
+  collecttype: z.enum(COLLECT_TYPES).optional(),
+  tax_type: z.enum(TAX_TYPES).optional(),
 });
 
 /** A client's number never changes: updates take every field but `clientnr`. */
@@ -92,7 +102,7 @@ export const productFields = z.strictObject({
 
 export const quotationFields = z.strictObject({
   action: z.enum(['save', 'send'], 'must be save or send'),
-  sendmethod: z.enum(['email', 'mail', 'printcenter']).optional(),
+  sendmethod: z.enum(SEND_METHODS).optional(),
   clientnr: z.int().positive(),
   savename: text(40).optional(),
   overwrite_if_exist: flag.optional(),
@@ -101,7 +111,7 @@ export const quotationFields = z.strictObject({
   lines: z.array(line).optional(),
   profile: intLike.optional(),
   category: intLike.optional(),
-  discounttype: z.enum(['amount', 'percentage']).optional(),
+  discounttype: z.enum(DISCOUNT_TYPES).optional(),
   discount: numberLike.optional(),
   paymentcondition: text().optional(),
   quotationperiod: intLike.optional(),
@@ -119,13 +129,13 @@ export const invoiceFields = z
   .strictObject({
     action: z.enum(['send', 'save', 'repeat'], 'must be send, save or repeat'),
     clientnr: z.int().positive(),
-    sendmethod: z.enum(['email', 'mail', 'printcenter']).optional(),
+    sendmethod: z.enum(SEND_METHODS).optional(),
     savename: text(20).optional(),
     overwrite_if_exist: flag.optional(),
     reference: reference.optional(),
     lines: z.array(line).optional(),
     profile: intLike.optional(),
-    discounttype: z.enum(['amount', 'percentage']).optional(),
+    discounttype: z.enum(DISCOUNT_TYPES).optional(),
     discount: numberLike.optional(),
     paymentcondition: text().optional(),
     paymentperiod: intLike.optional(),
@@ -134,7 +144,7 @@ export const invoiceFields = z
     initialdate: date.optional(),
     finalsenddate: date.optional(),
     frequency: z.enum(FREQUENCIES, `must be one of ${FREQUENCIES.join(', ')}`).optional(),
-    repeattype: z.enum(['auto', 'manual'], 'must be auto or manual').optional(),
+    repeattype: z.enum(REPEAT_TYPES, `must be ${either(REPEAT_TYPES)}`).optional(),
   })
   .superRefine((invoice, ctx) => {
     const need = (field: keyof typeof invoice, when: string) => {

@@ -8,7 +8,14 @@ import { createHash } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import { z } from 'zod';
 import { NotFoundError, type InvoicingClient } from '../api/index.js';
-import { JOB_KIND_NAMES, type JobKindName, type SingleReadEntity } from '../catalog/index.js';
+import {
+  either,
+  JOB_KIND_NAMES,
+  QUOTATION_STATUSES,
+  SEND_METHODS,
+  type JobKindName,
+  type SingleReadEntity,
+} from '../catalog/index.js';
 import type { Database } from '../db/index.js';
 import { errorMessage } from '../errors.js';
 import { didYouMean } from '../suggest.js';
@@ -35,8 +42,6 @@ const id = z
   .max(2_147_483_647, 'must be at most 2147483647');
 const idOnly = z.strictObject({ id });
 const date = z.iso.date('must be a date YYYY-MM-DD');
-const CUSTOM_STATUSES = ['progress', 'completed', 'billable', 'declined', 'clear'] as const;
-const SEND_METHODS = ['email', 'mail', 'printcenter'] as const;
 
 const target = (entity: SingleReadEntity, key: number): RefreshTarget => ({ entity, id: key });
 
@@ -168,7 +173,7 @@ export const KINDS = {
           ctx.addIssue({
             code: 'custom',
             path: ['sendmethod'],
-            message: 'is required when action is send (email, mail or printcenter)',
+            message: `is required when action is send (${either(SEND_METHODS)})`,
           });
       }),
     }),
@@ -186,7 +191,7 @@ export const KINDS = {
   }),
   send_quotation: kind({
     summary: 'send a draft quotation; the service gives it a new id (`result.new_id`)',
-    payload: z.strictObject({ id, sendmethod: z.enum(SEND_METHODS, 'must be email, mail or printcenter') }),
+    payload: z.strictObject({ id, sendmethod: z.enum(SEND_METHODS, `must be ${either(SEND_METHODS)}`) }),
     policy: singleCall,
     async precheck(db, p) {
       const state = await quotationState(db, p.id);
@@ -256,7 +261,7 @@ export const KINDS = {
     summary: 'set the custom status of a sent quotation (`clear` removes it)',
     payload: z.strictObject({
       id,
-      customstatus: z.enum(CUSTOM_STATUSES, `must be one of ${CUSTOM_STATUSES.join(', ')}`),
+      customstatus: z.enum(QUOTATION_STATUSES, `must be one of ${QUOTATION_STATUSES.join(', ')}`),
     }),
     policy: repeatable,
     async precheck(db, p) {
