@@ -87,3 +87,38 @@ function looksTruncated(text: string, error: unknown): boolean {
   const position = /at position (\d+)/.exec(message)?.[1];
   return position !== undefined && Number(position) >= trimmed.length;
 }
+
+/**
+ * The text without a leading UTF-8 byte order mark. The service may put one before its JSON, and
+ * RFC 8259 lets a parser ignore it; JSON.parse does not, so every JSON answer passes through here.
+ */
+export function withoutBom(text: string): string {
+  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+}
+
+/**
+ * The service's message when a JSON answer is an error object instead of data
+ * (`{"error": {"message": "…", "code": 500}}`, `{"error": "…"}`), else null. The service (PHP)
+ * may answer one with status 200, so a 2xx answer is not proof of data.
+ */
+export function errorObjectMessage(json: unknown): string | null {
+  if (typeof json !== 'object' || json === null || Array.isArray(json)) return null;
+  const { error, errors, message } = json as Record<string, unknown>;
+  const reported = error ?? errors;
+  if (reported === undefined || reported === null || reported === false) return null;
+  return describeError(reported) ?? describeError(message) ?? oneLine(JSON.stringify(reported) ?? '');
+}
+
+/** An error's text: a string as it is, `{message, code}` as "message (code N)", a list joined. */
+function describeError(value: unknown): string | null {
+  if (typeof value === 'string') return value.trim() === '' ? null : oneLine(value);
+  if (Array.isArray(value)) {
+    const texts = value.map(describeError).filter((text) => text !== null);
+    return texts.length > 0 ? oneLine(texts.join('; ')) : null;
+  }
+  if (typeof value !== 'object' || value === null) return null;
+  const { message, code } = value as Record<string, unknown>;
+  const text = describeError(message);
+  if (text === null) return null;
+  return typeof code === 'string' || typeof code === 'number' ? `${text} (code ${code})` : text;
+}

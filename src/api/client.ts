@@ -9,6 +9,7 @@ import { MalformedRecordError, NotFoundError, ServerError, UnknownOutcomeError }
 import { HttpCore, operationOf, type HttpOptions, type Method, type RequestSpec } from './http.js';
 import { PagedList, type ListAnswer, type PageStream, type PagingOptions } from './paging.js';
 import { readListText, singleValueText, WireList, wireItem } from './json-split.js';
+import { errorObjectMessage } from './answer-text.js';
 import { entityNamed, type EntityName, type SingleReadEntity } from '../catalog/index.js';
 import {
   readRecord,
@@ -449,14 +450,23 @@ export class InvoicingClient {
 
   /**
    * One record, read leniently (a bad field is null and reported in `issues`; see readRecord), with
-   * its exact text. A 404, or a list where a record was expected, is a NotFoundError; a record
-   * whose id cannot be read is a MalformedRecordError.
+   * its exact text. A 404, or a list where a record was expected, is a NotFoundError; an error
+   * object (`{"error": {...}}`, even with status 200) a ServerError with the service's message; a
+   * record whose id cannot be read is a MalformedRecordError.
    */
   private async readOne<E extends EntityName>(entity: E, idOrName: number | string): Promise<ReadRecord<RecordOf<E>>> {
     const path = `${entityNamed(entity).endpoint}/${seg(idOrName)}`;
     const operation = operationOf({ method: 'GET', path });
     const answer = await this.call({ method: 'GET', path, idempotent: true, json: true });
     const keyField = entityNamed(entity).key;
+    const refusal = isObject(answer.json) && !(keyField in answer.json) ? errorObjectMessage(answer.json) : null;
+    if (refusal !== null)
+      throw new ServerError({
+        operation,
+        status: answer.status,
+        detail: `${answer.status} answer was an error, not a record`,
+        serviceMessage: refusal,
+      });
     const raw = unwrapSingle(answer.json, keyField);
     if (raw === null)
       throw new NotFoundError({
@@ -538,8 +548,20 @@ function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** Lists are bare arrays; tolerate a one-key wrapper and PHP's keyed-object form too. */
+/**
+ * Lists are bare arrays; tolerate a one-key wrapper and PHP's keyed-object form too. An error
+ * object (`{"error": {...}}`) fails the list with the service's message: read as a keyed list, it
+ * would be one record without an id.
+ */
 function asList(json: unknown, operation: string): ListAnswer {
+  const refusal = errorObjectMessage(json);
+  if (refusal !== null)
+    throw new ServerError({
+      operation,
+      status: 200,
+      detail: '200 answer was an error, not a list',
+      serviceMessage: refusal,
+    });
   if (json instanceof WireList)
     return {
       length: json.length,
@@ -562,10 +584,22 @@ function asList(json: unknown, operation: string): ListAnswer {
     }
     return null;
   })();
-  if (items === null) throw new ServerError({ operation, status: 200, detail: 'expected a list in the answer' });
+  if (items === null)
+    throw new ServerError({
+      operation,
+      status: 200,
+      detail: '200 answer was not a list',
+      serviceMessage: shortJson(json),
+    });
   // Not a plain array, so the elements' own texts are not known: they are serialized again.
   const wireItems = items.map((item) => wireItem(item));
   return { length: wireItems.length, firstText: wireItems[0]?.text, items: () => wireItems };
+}
+
+/** A JSON value as short text, for an error message. */
+function shortJson(json: unknown): string {
+  const text = JSON.stringify(json) ?? String(json);
+  return text.length > 120 ? `${text.slice(0, 119)}…` : text;
 }
 
 /** A single read is `{"client": {...}}`; unwrap the one value. A list (or empty answer) means not found. */

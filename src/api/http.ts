@@ -22,7 +22,7 @@ import {
   type Transport,
 } from './errors.js';
 import { acquireGate, releaseGate, type AccountGate } from './gate.js';
-import { errorBodyText, unreadableJson } from './answer-text.js';
+import { errorBodyText, unreadableJson, withoutBom } from './answer-text.js';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
@@ -221,11 +221,12 @@ export class HttpCore {
 
         if (status >= 200 && status < 300) {
           if (spec.binary) return { status, text: '', body: raw, contentType };
-          if (!spec.json) return { status, text };
+          const body = withoutBom(text);
+          if (!spec.json) return { status, text: body };
           try {
-            return { status, text, json: spec.parse ? spec.parse(text) : JSON.parse(text) };
+            return { status, text: body, json: spec.parse ? spec.parse(body) : JSON.parse(body) };
           } catch (cause) {
-            const detail = unreadableJson(status, contentType, text, bytes, cause);
+            const detail = unreadableJson(status, contentType, body, bytes, cause);
             if (!spec.idempotent) throw new UnknownOutcomeError({ operation, status, detail, cause });
             retryReason = new ServerError({ operation, status, detail, cause });
           }

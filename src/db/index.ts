@@ -6,12 +6,15 @@ export type { ChangeOp, Database, EntityCounts, JobStatus, SyncRunKind, SyncRunS
 export { serviceLock, type Exclusive } from './service-lock.js';
 export { quoteLiteral, quoteName } from './quote.js';
 export {
+  ABANDONED_PULL,
   closeOrphanedRuns,
   closeRunIfRunning,
   finishRun,
   lastFinishedPull,
   lastRateLimit,
   recentRuns,
+  recordPendingRunEnds,
+  recordRunEnd,
   recordRunProgress,
   secondsSinceLastPullStarted,
   lastSucceededPullAt,

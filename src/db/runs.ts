@@ -4,6 +4,7 @@
  * their age, the rate-limit budget last seen). Apart from the sync engine so that readers load
  * none of it.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { sql, type Kysely } from 'kysely';
 import { jsonb } from './json.js';
 import type { Database, SyncRunKind, SyncRunStatus } from './schema.js';
@@ -73,8 +74,76 @@ export async function closeRunIfRunning(
 }
 
 /**
- * Fails every run of these kinds left `running` by a process that died. Only called under the
- * lock that proves no live process is in such a run.
+ * The error of a pull closed by a later one because it was left `running`: its process stopped
+ * (killed, crashed) or, alive, could not write to the database long enough to record the end.
+ */
+export const ABANDONED_PULL =
+  'left running: its process stopped, or could not record how the run ended, before the next run began';
+
+/** Ends of this process's runs that the database did not take yet (a lost connection, a full disk). */
+const unrecordedEnds = new Map<number, { status: SyncRunStatus; error: string }>();
+
+/** Waits before each attempt made at once: a dropped connection is replaced at once, a restart takes seconds. */
+const RETRY_AT_ONCE_MS = [0, 250, 1_000, 2_000];
+/** Then in the background while the process lives (not keeping it alive): about half an hour in all. */
+const RETRY_LATER_MS = [5_000, 10_000, 20_000, 40_000, ...Array<number>(28).fill(60_000)];
+
+/**
+ * Records how a run ended (`failed`, `interrupted`) when the database may not take the write at
+ * once (the run's connection was lost, the disk is full): tries a few times over about three
+ * seconds, then keeps trying in the background, and again when this process starts its next run
+ * (recordPendingRunEnds), so a live process never leaves its run `running`. Overrides the label of
+ * a run another process meanwhile closed as abandoned. True when the end is recorded now.
+ */
+export async function recordRunEnd(
+  db: Kysely<Database>,
+  runId: number,
+  status: SyncRunStatus,
+  error: string,
+): Promise<boolean> {
+  unrecordedEnds.set(runId, { status, error });
+  for (const wait of RETRY_AT_ONCE_MS) {
+    if (wait > 0) await sleep(wait);
+    if (await tryRecordEnd(db, runId)) return true;
+  }
+  void retryInBackground(db, runId);
+  return false;
+}
+
+/** Records the ends this process could not record yet; called before a run starts. */
+export async function recordPendingRunEnds(db: Kysely<Database>): Promise<void> {
+  for (const runId of [...unrecordedEnds.keys()]) await tryRecordEnd(db, runId);
+}
+
+async function retryInBackground(db: Kysely<Database>, runId: number): Promise<void> {
+  for (const wait of RETRY_LATER_MS) {
+    await sleep(wait, undefined, { ref: false });
+    if (await tryRecordEnd(db, runId)) return;
+  }
+}
+
+/** One attempt; true when the end is recorded (by this attempt or an earlier one). */
+async function tryRecordEnd(db: Kysely<Database>, runId: number): Promise<boolean> {
+  const end = unrecordedEnds.get(runId);
+  if (!end) return true;
+  try {
+    await db
+      .updateTable('sync_runs')
+      .set({ status: end.status, finished_at: new Date(), error: end.error })
+      .where('id', '=', runId)
+      .where((eb) => eb.or([eb('status', '=', 'running'), eb('error', '=', ABANDONED_PULL)]))
+      .execute();
+  } catch {
+    return false;
+  }
+  unrecordedEnds.delete(runId);
+  return true;
+}
+
+/**
+ * Fails every run of these kinds left `running`. Only called under the lock that proves no
+ * process is in such a run any more: its process died, or could not record the end (see
+ * recordRunEnd).
  */
 export async function closeOrphanedRuns(
   db: Kysely<Database>,

@@ -95,6 +95,7 @@ Faults, at run time through the admin routes (with --admin) or the in-process AP
     malformed  a 200 with JSON cut short          truncated Content-Length says more than arrives
     html200    a 200 with an HTML page            empty     a 200 with an empty list []
     duplicate  a list page with its first record twice      quota     403 with X-RateLimit-Remaining: 0
+    error200   a 200 with {"error": {"message", "code"}}    bom       JSON after a byte order mark
     lost       carried out, but no answer until hangMs, then dropped (a send or payment whose answer is lost)
   PUT /_admin/knobs {"maxPageSize": 100, "ignorePaging": ["clients"], "latencyMs": 50, "failureRate": 0.1, ...}
   PUT /_admin/records/{entity}/{id}/wire {"company": "a\u0000b", "lastinvoice": "2027-02-30"}   fields as sent, unchecked

@@ -10,7 +10,10 @@ import { mixSeed, mulberry32, type Rng } from './prng.js';
  * - `truncated`: the answer's Content-Length announces the whole body, the connection closes halfway;
  * - `html200`: a 200 with an HTML page instead of JSON (a login or maintenance page);
  * - `empty`: a 200 with an empty list `[]` where a list was asked for;
- * - `duplicate`: a list page that carries its first record twice (the copy with a changed field).
+ * - `duplicate`: a list page that carries its first record twice (the copy with a changed field);
+ * - `error200`: a 200 with an error object `{"error": {"message", "code"}}` instead of the data
+ *   (nothing is done, as with the other error answers);
+ * - `bom`: the answer as usual, its JSON preceded by a UTF-8 byte order mark.
  */
 export type FaultKind =
   | '500'
@@ -22,7 +25,9 @@ export type FaultKind =
   | 'html500'
   | 'html200'
   | 'empty'
-  | 'duplicate';
+  | 'duplicate'
+  | 'error200'
+  | 'bom';
 export const FAULT_KINDS: readonly FaultKind[] = [
   '500',
   'drop',
@@ -34,6 +39,8 @@ export const FAULT_KINDS: readonly FaultKind[] = [
   'html200',
   'empty',
   'duplicate',
+  'error200',
+  'bom',
 ];
 /** The faults `failureRate` picks from by default: those a client must retry its way through. */
 export const RANDOM_FAULT_KINDS: readonly FaultKind[] = ['500', 'drop', 'hang', 'malformed'];

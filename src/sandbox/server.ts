@@ -195,6 +195,7 @@ export class SandboxServer {
     if (fault === 'html200')
       return this.send(res, htmlPage(200, 'Onderhoud', 'FactuurSturen.nl is even niet bereikbaar wegens onderhoud.'));
     if (fault === 'empty' && method === 'GET') return this.send(res, json('[]'));
+    if (fault === 'error200') return this.send(res, json(ERROR_OBJECT));
     let reply = await this.run(() => {
       if (!path.startsWith(`${PREFIX}/`) && path !== PREFIX) throw new HttpError(404, 'Not found');
       const segments = relative
@@ -222,6 +223,7 @@ export class SandboxServer {
       return dropConnection(req, call);
     }
     if (fault === 'duplicate') reply = duplicateFirst(reply);
+    if (fault === 'bom') reply = withBom(reply);
     if (fault === 'truncated') return this.sendTruncated(res, call, reply);
     if (fault === 'malformed') {
       // The operation happened, but the answer is cut short.
@@ -295,6 +297,18 @@ function htmlPage(status: number, title: string, message: string): Reply {
     type: 'html',
     body: `<!DOCTYPE html>\n<html><head><meta charset="utf-8"><title>${status === 200 ? '' : `${status} `}${title}</title><style>${style}</style></head>\n<body><h1>${title}</h1><p>${message}</p></body></html>\n`,
   };
+}
+
+/** What the service (PHP) answers with status 200 when it fails inside: an error object, not the data. */
+const ERROR_OBJECT = JSON.stringify({
+  error: { message: 'Er is een fout opgetreden bij het ophalen van de gegevens', code: 500 },
+});
+
+/** A JSON answer preceded by a UTF-8 byte order mark (EF BB BF); other answers as they are. */
+function withBom(reply: Reply): Reply {
+  if (reply.type !== 'json') return reply;
+  const body = typeof reply.body === 'string' ? Buffer.from(reply.body, 'utf8') : reply.body;
+  return { ...reply, body: Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), body]) };
 }
 
 /** A list answer with its first record again at the end, that copy with a changed field. */

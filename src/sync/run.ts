@@ -21,10 +21,13 @@ import {
 } from '../api/index.js';
 import { ENTITY_NAMES, MAX_INTEGER, type EntityName, type SingleReadEntity } from '../catalog/index.js';
 import {
+  ABANDONED_PULL,
   closeOrphanedRuns,
   closeRunIfRunning,
   finishRun,
   lockKey,
+  recordPendingRunEnds,
+  recordRunEnd,
   recordRunProgress,
   startRun,
   type Database,
@@ -154,8 +157,10 @@ export async function runSync(deps: SyncDeps, options: SyncOptions): Promise<Syn
     }>`select pg_try_advisory_lock(${lockKey(deps.schema, 'sync')}) as locked`.execute(db);
     if (!rows[0]?.locked) throw new SyncBusyError();
     try {
-      // We hold the lock, so any run still marked running belongs to a process that died.
-      await closeOrphanedRuns(db, ['backfill', 'sync'], 'interrupted: the process stopped before the run finished');
+      // We hold the lock, so no run still marked running goes on: first record the true ends of
+      // this process's runs the database did not take, then close what other processes left.
+      await recordPendingRunEnds(db);
+      await closeOrphanedRuns(db, ['backfill', 'sync'], ABANDONED_PULL);
       const runId = await startRun(
         db,
         options.kind,
@@ -170,11 +175,15 @@ export async function runSync(deps: SyncDeps, options: SyncOptions): Promise<Syn
       try {
         return await pullAll(db, deps, options, definitions, runId, log);
       } catch (error) {
-        // The run's own connection failed (the database restarted, the backend was ended): the
-        // pull stops, and the run is marked failed through another connection of the pool.
-        const message = `the pull stopped: ${errorMessage(error)}`;
+        // The run's own connection failed (the database restarted, the backend was ended) or the
+        // database refused a write (a full disk): the pull stops, and the run is marked failed
+        // through another connection of the pool, as soon as the database takes the write.
+        const message = isConnectionLost(error)
+          ? `the database connection was lost: ${errorMessage(error)}`
+          : `the pull stopped: ${errorMessage(error)}`;
         log.error({ runId, error: errorMessage(error) }, 'sync run failed');
-        await closeRunIfRunning(deps.db, runId, 'failed', message).catch(() => undefined);
+        if (!(await recordRunEnd(deps.db, runId, 'failed', message)))
+          log.warn({ runId }, 'could not mark the run failed yet; trying again in the background');
         throw new RunError(`run ${runId} failed: ${message}`);
       } finally {
         options.signal?.removeEventListener('abort', markInterrupted);

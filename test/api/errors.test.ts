@@ -1,4 +1,6 @@
 /** Each typed error, provoked through the sandbox over real HTTP. */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import {
   ApiError,
@@ -130,5 +132,69 @@ describe('typed errors', () => {
       RateLimitedError,
     );
     expect(sb.calls).toHaveLength(1);
+  });
+});
+
+describe('answers with status 200 that are not the data asked for', () => {
+  const SERVICE_MESSAGE = 'Er is een fout opgetreden bij het ophalen van de gegevens (code 500)';
+
+  it('an error object where a list was expected fails the list with the service message, never a record', async () => {
+    const sb = await sandbox({ perEntity: { clients: 30 } });
+    const api = clientFor(sb, { pageSize: 10 });
+    sb.failNext('error200', 1, { pathPrefix: '/clients' });
+    const stream = api.list('clients');
+    const pages: unknown[] = [];
+    const error = await caught(
+      (async () => {
+        for await (const page of stream) pages.push(page);
+      })(),
+    );
+    expect(error).toBeInstanceOf(ServerError);
+    expect(error.message).toBe(
+      `GET /clients?count=10&start=0: 200 answer was an error, not a list: ${SERVICE_MESSAGE}`,
+    );
+    expect(pages).toEqual([]);
+    expect(stream.complete).toBe(false);
+    expect(sb.calls).toHaveLength(1); // an error of that list, not retried as if the text were cut short
+  });
+
+  it('an error object where a record was expected is a ServerError with the service message', async () => {
+    const sb = await sandbox();
+    const api = clientFor(sb);
+    sb.failNext('error200', 1, { pathPrefix: '/clients/' });
+    const error = await caught(api.getClient(3));
+    expect(error).toBeInstanceOf(ServerError);
+    expect(error.message).toBe(`GET /clients/3: 200 answer was an error, not a record: ${SERVICE_MESSAGE}`);
+    expect((await api.getClient(3)).clientnr).toBe(3);
+  });
+
+  it('another object where a list was expected names what came', async () => {
+    const server = createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end('{"status": "maintenance", "until": "12:00"}');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = server.address() as AddressInfo;
+      const api = clientFor({ url: `http://127.0.0.1:${port}/api/v1`, user: 'u', apiKey: 'k-test' } as never);
+      const error = await caught(api.list('products')[Symbol.asyncIterator]().next());
+      expect(error.message).toBe(
+        'GET /products?count=500&start=0: 200 answer was not a list: {"status":"maintenance","until":"12:00"}',
+      );
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
+  it('JSON after a byte order mark is read as JSON: lists and single reads', async () => {
+    const sb = await sandbox({ perEntity: { clients: 25 }, failureRate: 1, failureKinds: ['bom'] });
+    const api = clientFor(sb, { pageSize: 10, maxRetries: 0 });
+    const clients: number[] = [];
+    for await (const page of api.list('clients')) for (const read of page.records) clients.push(read.record.clientnr);
+    expect(clients).toEqual(sb.store.list('clients').map((c) => Number(c.clientnr)));
+    expect((await api.getClient(3)).raw).toEqual(sb.store.get('clients', 3));
+    const countries = await api.countries();
+    expect(countries.length).toBeGreaterThan(200);
+    expect(sb.calls.filter((c) => c.method === 'GET').every((c) => c.fault === 'bom')).toBe(true);
   });
 });

@@ -98,6 +98,42 @@ describe('latency and faults', () => {
     expect(sb.store.list('clients').some((c) => c.company === 'Half')).toBe(true);
   });
 
+  it('error200: a 200 with an error object instead of the data, and nothing done', async () => {
+    const sb = await sandbox();
+    sb.failNext('error200', 1, { pathPrefix: '/clients' });
+    const list = await get(sb, '/clients?count=5');
+    expect(list.status).toBe(200);
+    expect(list.type).toMatch(/^application\/json/);
+    expect(list.json()).toEqual({
+      error: { message: 'Er is een fout opgetreden bij het ophalen van de gegevens', code: 500 },
+    });
+    sb.failNext('error200', 1, { method: 'PUT' });
+    expect((await put(sb, '/products/1', { notes: 'not stored' })).status).toBe(200);
+    expect(sb.store.get('products', 1)!.notes).not.toBe('not stored');
+    expect(sb.calls.map((c) => c.fault ?? null)).toEqual(['error200', 'error200']);
+  });
+
+  it('bom: JSON answers begin with a UTF-8 byte order mark, other answers are as they were', async () => {
+    const sb = await sandbox({ failureRate: 1, failureKinds: ['bom'] });
+    const bytes = async (path: string, method: 'GET' | 'POST' = 'GET', body?: string) => {
+      const res = await request(`${sb.url}${path}`, {
+        method,
+        headers: { authorization: auth, 'content-type': 'application/json' },
+        body,
+      });
+      return { status: res.statusCode, body: Buffer.from(await res.body.arrayBuffer()) };
+    };
+    for (const path of ['/clients?count=3', '/clients/1', '/countrylist']) {
+      const answer = await bytes(path);
+      expect(answer.status, path).toBe(200);
+      expect([...answer.body.subarray(0, 3)], path).toEqual([0xef, 0xbb, 0xbf]);
+      expect(() => JSON.parse(answer.body.subarray(3).toString('utf8')), path).not.toThrow();
+    }
+    const created = await bytes('/products', 'POST', JSON.stringify({ name: 'Plain' }));
+    expect(created.status).toBe(201);
+    expect(created.body.toString('utf8')).toMatch(/^\d+$/); // the bare id, no mark
+  });
+
   it('failureRate: seeded, so the same seed fails the same calls; only the chosen kinds', async () => {
     const run = async () => {
       const sb = await sandbox({ failureRate: 0.3, failureKinds: ['500', 'malformed'], seed: 11 });

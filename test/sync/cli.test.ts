@@ -7,6 +7,7 @@ import { CLI_PATH, runCli } from '../support/cli.js';
 import { useSandbox } from '../support/sandbox.js';
 import { useTestDatabase, embeddedDbParent, lastSyncRun } from '../support/test-database.js';
 import { ENTITY_NAMES } from '../../src/catalog/index.js';
+import { ABANDONED_PULL } from '../../src/db/index.js';
 
 const database = useTestDatabase();
 const env = useSandbox({
@@ -57,7 +58,7 @@ describe('backfill and sync commands', () => {
     expect(again.code).toBe(0);
     expect(again.stdout).toMatch(/run \d+: succeeded/);
     const runs = await db.selectFrom('sync_runs').select(['status', 'error']).orderBy('id').execute();
-    expect(runs[0]).toEqual({ status: 'failed', error: 'interrupted: the process stopped before the run finished' });
+    expect(runs[0]).toEqual({ status: 'failed', error: ABANDONED_PULL });
     expect(runs[1]!.status).toBe('succeeded');
     for (const entity of ['clients', 'products', 'quotations', 'saved_invoices', 'repeating_invoices'] as const) {
       const { rows } = await sql<{

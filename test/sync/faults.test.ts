@@ -373,3 +373,41 @@ describe('a list that fails or pages oddly', () => {
     }
   });
 });
+
+describe('answers with status 200 that are not the data asked for', () => {
+  it('an error object instead of a list fails that list with the service message: nothing stored of it, nothing swept', async () => {
+    env.sandbox.failNext('error200', 1, { pathPrefix: '/clients' });
+    const outcome = await sync();
+    expect(outcome.status).toBe('partial');
+    expect(outcome.entities.clients).toMatchObject({ complete: false, deleted: 0, held: 0, rejected: 0 });
+    expect(outcome.entities.clients!.error).toBe(
+      'clients: GET /clients?count=50&start=0: 200 answer was an error, not a list: Er is een fout opgetreden bij het ophalen van de gegevens (code 500)',
+    );
+    expect(outcome.entities.products!.complete).toBe(true);
+    expect(await rejected()).toEqual([]);
+    expect(await changeOps(outcome.runId)).toEqual({});
+    await expectExactMirror();
+
+    const next = await sync();
+    expect(next.status).toBe('succeeded');
+  });
+
+  it('JSON after a byte order mark on every answer: a backfill succeeds and the mirror is exact', async () => {
+    await sql`truncate clients, products, quotations, saved_invoices, repeating_invoices, countries, document_lines,
+      changes, entity_pulls, sync_runs cascade`.execute(db());
+    const { failureRate, failureKinds } = env.sandbox.knobs;
+    env.sandbox.knobs.failureRate = 1;
+    env.sandbox.knobs.failureKinds = ['bom'];
+    try {
+      const outcome = await runSync(deps(), { kind: 'backfill' });
+      expect(outcome.status).toBe('succeeded');
+      expect(env.sandbox.calls.length).toBeGreaterThan(0);
+      expect(env.sandbox.calls.every((c) => c.fault === 'bom')).toBe(true);
+    } finally {
+      Object.assign(env.sandbox.knobs, { failureRate, failureKinds });
+    }
+    await expectExactMirror();
+    const { rows } = await sql<{ n: number }>`select count(*)::int as n from countries`.execute(db());
+    expect(rows[0]!.n).toBeGreaterThan(200);
+  });
+});

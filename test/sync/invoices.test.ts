@@ -240,6 +240,48 @@ describe('invoices: incremental pulls', () => {
     expect(clean.status).toBe('succeeded');
   });
 
+  it('an error object answered with 200 fails the pull with the service message, is stored nowhere, and the next sync succeeds', async () => {
+    const SERVICE_MESSAGE = 'Er is een fout opgetreden bij het ophalen van de gegevens (code 500)';
+    const rejectedRows = async () =>
+      (await sql<{ n: number }>`select count(*)::int as n from rejected_values`.execute(db())).rows[0]!.n;
+    const deletes = async (runId: number) =>
+      (
+        await sql<{ n: number }>`
+          select count(*)::int as n from changes where sync_run_id = ${runId} and op = 'delete'`.execute(db())
+      ).rows[0]!.n;
+    expect(await rejectedRows()).toBe(0);
+
+    // Instead of a list: the list fails, and no record without an id is reported.
+    env.sandbox.failNext('error200', 1, { pathPrefix: '/invoices' });
+    const listFailed = await pull();
+    expect(listFailed.entities.invoices).toMatchObject({ incremental: true, complete: false, rejected: 0 });
+    expect(listFailed.status).toBe('failed');
+    expect(listFailed.error).toMatch(
+      /^invoices: GET \/invoices\?since=[\d-]+&count=50&start=0: 200 answer was an error, not a list: /,
+    );
+    expect(listFailed.error!.endsWith(SERVICE_MESSAGE)).toBe(true);
+    expect(await rejectedRows()).toBe(0);
+    expect(await deletes(listFailed.runId)).toBe(0);
+
+    // Instead of an invoice read on its own (one paid in full): the pull fails; it is not "not found".
+    const paidOff = env.sandbox.store.sentInvoices().find((i) => Number(i.open) > 0 && i.uncollectible === '')!;
+    await env.client.registerPayment(Number(paidOff.id), { amount: 'full', date: '2026-11-01', method: 'bank' });
+    env.sandbox.failNext('error200', 1, { pathPrefix: `/invoices/${paidOff.id}` });
+    const readFailed = await pull();
+    expect(readFailed.status).not.toBe('succeeded');
+    expect(readFailed.error).toBe(
+      `invoices: GET /invoices/${paidOff.id}: 200 answer was an error, not a record: ${SERVICE_MESSAGE}`,
+    );
+    expect(await rejectedRows()).toBe(0);
+    expect(await deletes(readFailed.runId)).toBe(0);
+
+    // Without the fault, the next incremental sync succeeds: nothing of the error lingers.
+    const next = await pull();
+    expect(next.entities.invoices!.incremental).toBe(true);
+    expect(next.status).toBe('succeeded');
+    await expectMirrorEqualsSandbox();
+  });
+
   it('a failed incremental pull does not move the cursor on', async () => {
     const before = await sql<{ since: string }>`
       select since_cursor::text as since from entity_pulls where entity = 'invoices'`.execute(db());
