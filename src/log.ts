@@ -9,8 +9,9 @@
  */
 import { pino, type DestinationStream, type Logger, type LevelWithSilent } from 'pino';
 import pretty from 'pino-pretty';
+import { SETTINGS } from './settings.js';
 
-export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export const LOG_LEVELS = SETTINGS.logLevel.values;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
 const REDACTED = '[REDACTED]';

@@ -4,7 +4,7 @@
  */
 import { Command, CommanderError } from 'commander';
 import { COMMANDS, EXIT_CODES } from './commands/catalogue.js';
-import { SETTING_MEANINGS } from './settings-help.js';
+import { SETTING_LIST } from './settings.js';
 
 /**
  * The program with every command listed; only the command named on the command line (or whose
@@ -18,8 +18,10 @@ export async function buildProgram(version: string, argv: string[] = process.arg
     .version(version)
     .showHelpAfterError('(run invoice-mirror --help for usage)')
     .addHelpText('after', () => {
-      const width = Math.max(...Object.keys(SETTING_MEANINGS).map((name) => name.length));
-      const settings = Object.entries(SETTING_MEANINGS).map(([name, meaning]) => `  ${name.padEnd(width)}  ${meaning}`);
+      const width = Math.max(...SETTING_LIST.map(({ setting }) => setting.env.length));
+      const settings = SETTING_LIST.map(
+        ({ setting }) => `  ${setting.env.padEnd(width)}  ${setting.meaning.replaceAll('`', '')}`,
+      );
       return [
         '',
         "Settings (environment variables; 'invoice-mirror config' shows their values and sources):",
@@ -36,8 +38,10 @@ export async function buildProgram(version: string, argv: string[] = process.arg
   const words = argv.slice(2).filter((word) => !word.startsWith('-'));
   const named = words[0] === 'help' ? words[1] : words[0];
   for (const entry of COMMANDS) {
-    if (entry.name === named) (await entry.load())(program);
-    else program.command(entry.name).description(entry.description);
+    const command = program.command(entry.name).description(entry.description);
+    if (entry.name !== named) continue;
+    command.addHelpText('after', `\nExample:\n  $ ${entry.example}\n\nExit codes: ${EXIT_CODES}`);
+    (await entry.load())(command);
   }
   for (const command of program.commands) command.exitOverride();
   return program;

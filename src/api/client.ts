@@ -11,6 +11,7 @@ import { PagedList, type ListAnswer, type PageStream, type PagingOptions } from 
 import { readListText, singleValueText, WireList, wireItem } from './json-split.js';
 import { errorObjectMessage } from './answer-text.js';
 import { entityNamed, type EntityName, type SingleReadEntity } from '../catalog/index.js';
+import { SETTINGS } from '../settings.js';
 import {
   readRecord,
   type ReadRecord,
@@ -71,18 +72,20 @@ export type QuotationStatus = 'progress' | 'completed' | 'billable' | 'declined'
 /** Saved invoices per send call (spec section 8). */
 export const MAX_SEND_IDS = 10;
 
+/** The client's settings when not given: the settings' defaults, and two of its own. */
+const { api } = SETTINGS;
 const DEFAULTS = {
-  pageSize: 500,
-  requestsPerHour: 1000,
-  timeoutMs: 30_000,
-  sendMsPerInvoice: 1_500,
-  rateLimitPauseMs: 15 * 60_000,
+  pageSize: api.pageSize.default,
+  requestsPerHour: api.requestsPerHour.default,
+  timeoutMs: api.timeoutMs.default,
+  sendMsPerInvoice: api.sendMsPerInvoice.default,
+  rateLimitPauseMs: api.rateLimitPauseMs.default,
   slowDownBelow: 50,
-  maxRetries: 4,
+  maxRetries: api.maxRetries.default,
   retryBaseMs: 250,
 };
 
-type Settings = typeof DEFAULTS;
+type Settings = Record<keyof typeof DEFAULTS, number>;
 
 export class InvoicingClient {
   private readonly core: HttpCore;

@@ -2,6 +2,9 @@
  * The commands, in the order `--help` lists them, each with its one-line description. A command's
  * module (its options and what it does, with everything it imports) is loaded only when that
  * command runs or its own help is asked for, so `--help` and quick commands start fast.
+ *
+ * The imports run one way: this list loads the command modules, which never import it (the
+ * program names and describes each command before handing it to its module).
  */
 import type { Command } from 'commander';
 
@@ -10,8 +13,8 @@ export interface CommandEntry {
   description: string;
   /** Shown under `invoice-mirror NAME --help`. */
   example: string;
-  /** Adds the command, with this description, to the program. */
-  load(): Promise<(program: Command) => void>;
+  /** Adds the command's arguments, options and action to the command, already named and described. */
+  load(): Promise<(command: Command) => void>;
 }
 
 export const COMMANDS: readonly CommandEntry[] = [
@@ -70,7 +73,7 @@ export const COMMANDS: readonly CommandEntry[] = [
     name: 'sandbox',
     description: 'run the built-in simulated invoicing service with generated data',
     example: 'invoice-mirror sandbox --port 4010 --records 500',
-    load: async () => (await import('../sandbox/command.js')).registerSandboxCommand,
+    load: async () => (await import('./sandbox.js')).registerSandboxCommand,
   },
   {
     name: 'sql',
@@ -97,16 +100,6 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: async () => (await import('./report.js')).registerReportCommand,
   },
 ];
-
-/** `program.command(name)` with the catalogue's description: how each module starts its command. */
-export function addCommand(program: Command, name: string): Command {
-  const entry = COMMANDS.find((command) => command.name === name);
-  if (!entry) throw new Error(`command '${name}' is not in the catalogue`);
-  return program
-    .command(name)
-    .description(entry.description)
-    .addHelpText('after', `\nExample:\n  $ ${entry.example}\n\nExit codes: ${EXIT_CODES}`);
-}
 
 /** What every command's exit code means. */
 export const EXIT_CODES = '0 success, 1 failure, 2 bad usage or configuration (130/143: stopped by SIGINT/SIGTERM)';

@@ -1,12 +1,11 @@
 import type { Command } from 'commander';
 import { createServer } from 'node:http';
 import { checkConsoleAccess, consoleListener, listen } from '../console/index.js';
-import { addCommand } from './catalogue.js';
 import { onStopSignals, positiveInteger, withApp } from './context.js';
 
 /** `invoice-mirror console`: the web console on its own, until Ctrl-C. */
-export function registerConsoleCommand(program: Command): void {
-  addCommand(program, 'console')
+export function registerConsoleCommand(command: Command): void {
+  command
     .option(
       '--host <host>',
       'address to listen on; any but loopback needs CONSOLE_PASSWORD or CONSOLE_TOKEN',

@@ -1,11 +1,10 @@
 import type { Command } from 'commander';
-import { addCommand } from './catalogue.js';
 import { startDaemon } from '../daemon/index.js';
 import { logger } from '../log.js';
 import { onStopSignals, withApp } from './context.js';
 
-export function registerDaemonCommand(program: Command): void {
-  addCommand(program, 'daemon').action(
+export function registerDaemonCommand(command: Command): void {
+  command.action(
     withApp({ migrate: 'auto', work: 'daemon', callsService: true }, async (app) => {
       const daemon = await startDaemon(app);
       process.stderr.write(

@@ -5,7 +5,6 @@
  * never touches the real mirror), queues and runs a few jobs, shows what changed, prints a report.
  */
 import type { Command } from 'commander';
-import { addCommand } from './catalogue.js';
 import { sql } from 'kysely';
 import { checkPoolSize, openApp, syncDeps } from '../app.js';
 import { createApiClient } from '../service-client.js';
@@ -26,8 +25,8 @@ function heading(text: string): void {
   process.stdout.write(`\n== ${text}\n`);
 }
 
-export function registerDemoCommand(program: Command): void {
-  addCommand(program, 'demo')
+export function registerDemoCommand(command: Command): void {
+  command
     .option('--records <n>', 'records the sandbox generates', positiveInteger('--records'), 500)
     .action(async (options: { records: number }) => {
       const settings = loadSettings();

@@ -6,11 +6,9 @@ import { writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { RunError, UsageError } from '../errors.js';
 import { addJob } from '../jobs/index.js';
-import { addCommand } from './catalogue.js';
 import { positiveInteger, withApp } from './context.js';
 
-export function registerInvoiceCommand(program: Command): void {
-  const invoice = addCommand(program, 'invoice');
+export function registerInvoiceCommand(invoice: Command): void {
   invoice
     .command('pdf')
     .description('print (or save with --out) the archived PDF of a sent invoice; queue its fetch when not archived')

@@ -2,7 +2,6 @@
  * `jobs add|list|show|retry|cancel|run`: queue and steer outbound actions, or drain the queue.
  */
 import type { Command } from 'commander';
-import { addCommand } from './catalogue.js';
 import { createApiClient } from '../service-client.js';
 import { UsageError, errorMessage } from '../errors.js';
 import { OUTPUT_FORMATS, formatRows, type OutputFormat } from '../format.js';
@@ -55,9 +54,7 @@ function sendStates(kind: string, payload: unknown, result: unknown): [string, n
   return kindNamed(kind)?.policy.idsByState(payload, result) ?? null;
 }
 
-export function registerJobsCommands(program: Command): void {
-  const jobs = addCommand(program, 'jobs');
-
+export function registerJobsCommands(jobs: Command): void {
   jobs
     .command('add')
     .description('validate a job and queue it; prints its id')

@@ -1,9 +1,8 @@
 import type { Command } from 'commander';
-import { addCommand } from './catalogue.js';
 import { withApp } from './context.js';
 
-export function registerMigrateCommand(program: Command): void {
-  addCommand(program, 'migrate').action(
+export function registerMigrateCommand(command: Command): void {
+  command.action(
     withApp({ migrate: 'always' }, async (app) => {
       process.stdout.write(`schema ${app.config.schema} is up to date in ${app.database.location}\n`);
     }),

@@ -2,14 +2,13 @@
  * `invoice-mirror report [NAME]`: without a name, lists the built-in reports; with one, prints it.
  */
 import type { Command } from 'commander';
-import { addCommand } from './catalogue.js';
 import { UsageError } from '../errors.js';
 import { OUTPUT_FORMATS, formatRows, type OutputFormat } from '../format.js';
 import { REPORTS, findReport, runReport } from '../reports/index.js';
 import { choice, withApp } from './context.js';
 
-export function registerReportCommand(program: Command): void {
-  addCommand(program, 'report')
+export function registerReportCommand(command: Command): void {
+  command
     .argument('[name]', 'the report, e.g. open_quotations')
     .option(
       '--format <format>',

@@ -1,12 +1,11 @@
 import type { Command } from 'commander';
-import { addCommand } from './catalogue.js';
 import { sql } from 'kysely';
 import { RunError, UsageError, errorMessage } from '../errors.js';
 import { OUTPUT_FORMATS, formatRows, type OutputFormat } from '../format.js';
 import { choice, withApp } from './context.js';
 
-export function registerSqlCommand(program: Command): void {
-  addCommand(program, 'sql')
+export function registerSqlCommand(command: Command): void {
+  command
     .argument('<query>', 'the SQL query, e.g. "select * from clients limit 5"')
     .option(
       '--format <format>',

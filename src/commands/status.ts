@@ -1,71 +1,68 @@
 import type { Command } from 'commander';
-import { addCommand } from './catalogue.js';
 import { sql } from 'kysely';
 import { formatRows, plural, relativeTime } from '../format.js';
 import { countJobsByStatus, heldDeletes, lastRateLimit, mirrorCounts, recentRuns } from '../db/index.js';
 import { withApp } from './context.js';
 
-export function registerStatusCommand(program: Command): void {
-  addCommand(program, 'status')
-    .option('--json', 'print one JSON object, for scripts')
-    .action(
-      withApp({}, async (app, options: { json?: boolean }) => {
-        const { db } = app.database;
-        const runs = await recentRuns(db, 5);
-        const counts = await mirrorCounts(db);
-        const queue = Object.entries(await countJobsByStatus(db)).map(([status, jobs]) => ({ status, jobs }));
-        const rateLimit = await lastRateLimit(db);
-        const held = await heldDeletes(db);
-        const { rows: rejected } = await sql<Record<string, unknown>>`
+export function registerStatusCommand(command: Command): void {
+  command.option('--json', 'print one JSON object, for scripts').action(
+    withApp({}, async (app, options: { json?: boolean }) => {
+      const { db } = app.database;
+      const runs = await recentRuns(db, 5);
+      const counts = await mirrorCounts(db);
+      const queue = Object.entries(await countJobsByStatus(db)).map(([status, jobs]) => ({ status, jobs }));
+      const rateLimit = await lastRateLimit(db);
+      const held = await heldDeletes(db);
+      const { rows: rejected } = await sql<Record<string, unknown>>`
           select entity, entity_id as id, field, action, value, reason, last_seen_at as seen_at
           from rejected_values order by entity, entity_id, field limit 50`.execute(db);
-        const { rows: rejectedTotal } = await sql<{
-          n: number;
-        }>`select count(*)::int as n from rejected_values`.execute(db);
-        const rejectedCount = Number(rejectedTotal[0]?.n ?? 0);
+      const { rows: rejectedTotal } = await sql<{
+        n: number;
+      }>`select count(*)::int as n from rejected_values`.execute(db);
+      const rejectedCount = Number(rejectedTotal[0]?.n ?? 0);
 
-        if (options.json) {
-          process.stdout.write(
-            `${JSON.stringify({ database: app.database.location, schema: app.config.schema, runs, mirror: counts, queue, rateLimit, heldDeletes: held, rejectedValues: { total: rejectedCount, first: rejected } }, null, 2)}\n`,
-          );
-          return;
-        }
-        const out = process.stdout;
-        out.write(`Mirror in ${app.database.location}, schema ${app.config.schema}\n\n`);
-        out.write('Last sync runs\n');
-        // Ages for a person; --json keeps the timestamps.
-        const shown = runs.map(({ started_at, ...run }) => ({
-          run: run.run,
-          started: relativeTime(started_at as Date),
-          ...Object.fromEntries(Object.entries(run).filter(([key]) => key !== 'run')),
-        }));
-        out.write(runs.length > 0 ? formatRows(shown, 'table') : '(none yet: run invoice-mirror backfill)\n');
-        out.write(`\nMirror\n${formatRows(counts, 'table')}`);
-        if (held.length > 0) {
-          out.write(
-            '\nHeld deletes: records missing from the service, not marked deleted because too many went at once\n',
-          );
-          out.write(
-            formatRows(
-              held.map((h) => ({ ...h, release: `invoice-mirror sync --allow-deletes ${h.entity}` })),
-              'table',
-            ),
-          );
-          out.write(
-            'The next complete pull applies them if the records are still missing; --allow-deletes applies them now.\n',
-          );
-        }
-        if (rejectedCount > 0) {
-          out.write(
-            `\nValues not stored as sent (${rejectedCount}; table rejected_values)\n${formatRows(rejected, 'table')}`,
-          );
-          if (rejectedCount > rejected.length)
-            out.write(`(the first ${rejected.length}; select * from rejected_values for all)\n`);
-        }
-        out.write(`\nJob queue\n${queue.length > 0 ? formatRows(queue, 'table') : '(empty)\n'}`);
-        out.write(
-          `\nRate limit: ${rateLimit ? `${plural(rateLimit.remaining, 'request')} left this hour, as seen ${relativeTime(rateLimit.seenAt)} (${rateLimit.seenAt.toISOString()})` : 'not seen yet'}\n`,
+      if (options.json) {
+        process.stdout.write(
+          `${JSON.stringify({ database: app.database.location, schema: app.config.schema, runs, mirror: counts, queue, rateLimit, heldDeletes: held, rejectedValues: { total: rejectedCount, first: rejected } }, null, 2)}\n`,
         );
-      }),
-    );
+        return;
+      }
+      const out = process.stdout;
+      out.write(`Mirror in ${app.database.location}, schema ${app.config.schema}\n\n`);
+      out.write('Last sync runs\n');
+      // Ages for a person; --json keeps the timestamps.
+      const shown = runs.map(({ started_at, ...run }) => ({
+        run: run.run,
+        started: relativeTime(started_at as Date),
+        ...Object.fromEntries(Object.entries(run).filter(([key]) => key !== 'run')),
+      }));
+      out.write(runs.length > 0 ? formatRows(shown, 'table') : '(none yet: run invoice-mirror backfill)\n');
+      out.write(`\nMirror\n${formatRows(counts, 'table')}`);
+      if (held.length > 0) {
+        out.write(
+          '\nHeld deletes: records missing from the service, not marked deleted because too many went at once\n',
+        );
+        out.write(
+          formatRows(
+            held.map((h) => ({ ...h, release: `invoice-mirror sync --allow-deletes ${h.entity}` })),
+            'table',
+          ),
+        );
+        out.write(
+          'The next complete pull applies them if the records are still missing; --allow-deletes applies them now.\n',
+        );
+      }
+      if (rejectedCount > 0) {
+        out.write(
+          `\nValues not stored as sent (${rejectedCount}; table rejected_values)\n${formatRows(rejected, 'table')}`,
+        );
+        if (rejectedCount > rejected.length)
+          out.write(`(the first ${rejected.length}; select * from rejected_values for all)\n`);
+      }
+      out.write(`\nJob queue\n${queue.length > 0 ? formatRows(queue, 'table') : '(empty)\n'}`);
+      out.write(
+        `\nRate limit: ${rateLimit ? `${plural(rateLimit.remaining, 'request')} left this hour, as seen ${relativeTime(rateLimit.seenAt)} (${rateLimit.seenAt.toISOString()})` : 'not seen yet'}\n`,
+      );
+    }),
+  );
 }

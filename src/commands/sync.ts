@@ -1,5 +1,4 @@
 import type { Command } from 'commander';
-import { addCommand } from './catalogue.js';
 import { syncDeps, type App } from '../app.js';
 import { createApiClient } from '../service-client.js';
 import { UsageError } from '../errors.js';
@@ -99,8 +98,8 @@ interface PullFlags {
 
 const EXIT_CODE: Partial<Record<NodeJS.Signals, number>> = { SIGINT: 130, SIGTERM: 143 };
 
-export function registerBackfillCommand(program: Command): void {
-  addCommand(program, 'backfill')
+export function registerBackfillCommand(command: Command): void {
+  command
     .option('--only <entities>', `comma-separated subset of: ${ENTITY_NAMES.join(', ')}`, (v) => entityList(v))
     .option('--allow-deletes <entities>', ALLOW_HELP, allowList)
     .action(
@@ -110,8 +109,8 @@ export function registerBackfillCommand(program: Command): void {
     );
 }
 
-export function registerSyncCommand(program: Command): void {
-  addCommand(program, 'sync')
+export function registerSyncCommand(command: Command): void {
+  command
     .option('--allow-deletes <entities>', ALLOW_HELP, allowList)
     .option('--full', 'pull invoices in full and reconcile deletions now (otherwise every RECONCILE_INTERVAL_HOURS)')
     .action(

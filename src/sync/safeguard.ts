@@ -11,13 +11,18 @@ import { sql, type Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { DeletePolicy } from '../config.js';
 import type { Database } from '../db/index.js';
+import { SETTINGS } from '../settings.js';
 import type { EntityDefinition } from './entities.js';
 import { findMissing, markKeysDeleted } from './merge.js';
 
 export type { DeletePolicy };
 
 /** The safeguard's defaults (DELETE_GUARD_PERCENT, DELETE_GUARD_ROWS). */
-export const DEFAULT_DELETE_POLICY: DeletePolicy = { maxPercent: 10, maxRows: 5, allow: [] };
+export const DEFAULT_DELETE_POLICY: DeletePolicy = {
+  maxPercent: SETTINGS.deletes.maxPercent.default,
+  maxRows: SETTINGS.deletes.maxRows.default,
+  allow: [],
+};
 
 export interface SweepOutcome {
   /** Rows marked deleted. */

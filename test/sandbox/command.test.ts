@@ -2,7 +2,7 @@
 import { Command } from 'commander';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { UsageError } from '../../src/errors.js';
-import { registerSandboxCommand, sandboxOptionsFromFlags } from '../../src/sandbox/command.js';
+import { registerSandboxCommand, sandboxOptionsFromFlags } from '../../src/commands/sandbox.js';
 
 describe('sandbox command flags', () => {
   it('maps flags to options with defaults (port 4010, 500 records, seed 1)', () => {
@@ -77,7 +77,7 @@ describe('sandbox command', () => {
       return true;
     });
     const program = new Command().exitOverride();
-    registerSandboxCommand(program);
+    registerSandboxCommand(program.command('sandbox'));
     const running = program.parseAsync(['sandbox', '--port', '0', '--records', '50', '--admin'], { from: 'user' });
     try {
       await vi.waitFor(() => expect(out.join('')).toMatch(/Press Ctrl\+C/), { timeout: 5000 });
@@ -106,7 +106,7 @@ describe('sandbox command', () => {
     const port = new URL(busy.url).port;
     vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
     const program = new Command().exitOverride();
-    registerSandboxCommand(program);
+    registerSandboxCommand(program.command('sandbox'));
     try {
       await expect(program.parseAsync(['sandbox', '--port', port], { from: 'user' })).rejects.toThrow(
         /--port: port \d+ is already in use/,

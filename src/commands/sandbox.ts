@@ -1,8 +1,7 @@
 /** `invoice-mirror sandbox`: run the simulated service until SIGINT/SIGTERM. */
 import type { Command } from 'commander';
-import { addCommand } from '../commands/catalogue.js';
 import { UsageError } from '../errors.js';
-import { startSandbox, type SandboxOptions, type Sandbox } from './index.js';
+import { startSandbox, type SandboxOptions, type Sandbox } from '../sandbox/index.js';
 
 export interface SandboxFlags {
   port?: string;
@@ -64,8 +63,8 @@ export function sandboxOptionsFromFlags(flags: SandboxFlags): SandboxOptions {
   };
 }
 
-export function registerSandboxCommand(program: Command): Command {
-  return addCommand(program, 'sandbox')
+export function registerSandboxCommand(command: Command): void {
+  command
     .option('--port <port>', 'port to listen on (0 = any free port)', '4010')
     .option('--host <host>', 'address to listen on', '127.0.0.1')
     .option('--records <n>', 'generated records, split over the five record kinds', '500')

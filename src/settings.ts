@@ -1,0 +1,324 @@
+/**
+ * Every setting of invoice-mirror, described once: its environment variable, type, default,
+ * allowed values, meaning and whether it is a secret. The tree has the shape of the `Config`
+ * object (`config.jobs.pollIntervalMs` is `SETTINGS.jobs.pollIntervalMs`); config.ts derives the
+ * zod schema and `Config` from it, `--help` and `invoice-mirror config` their lists, and
+ * scripts/settings-table.mjs the README's table. Adding a setting is adding one entry here.
+ *
+ * A leaf module (no imports), so that `--help` reads it without loading any validation code.
+ * Meanings may hold `code` in backticks (README markdown; the help strips them).
+ */
+
+interface Described {
+  /** The environment variable. */
+  env: string;
+  meaning: string;
+  /** Never printed, and scrubbed from every log line. */
+  secret?: boolean;
+}
+
+/** What a setting's text may be; config.ts has one parser per type. */
+export type Setting = Described &
+  (
+    | { type: 'text'; default?: string }
+    | { type: 'integer'; min: number; max: number; default: number }
+    /** true/false, yes/no, 1/0, on/off. */
+    | { type: 'flag'; default: boolean }
+    | { type: 'choice'; values: readonly string[]; default: string }
+    | { type: 'postgres-url' }
+    /** http(s), ending in /api/v1; a trailing slash is dropped. */
+    | { type: 'api-url'; default: string }
+    | { type: 'cron'; default: string }
+    /** A lower-case Postgres name. */
+    | { type: 'schema-name'; default: string }
+    /** Entity names, comma-separated, or `all`; unset: none. */
+    | { type: 'entities' }
+  );
+
+/** The value a setting has once read: what its type makes of the text, or its default. */
+export type SettingValue<S extends Setting> = S extends { type: 'integer' }
+  ? number
+  : S extends { type: 'flag' }
+    ? boolean
+    : S extends { type: 'choice'; values: readonly (infer V)[] }
+      ? V
+      : S extends { type: 'entities' }
+        ? string[] | 'all'
+        : S extends { default: string }
+          ? string
+          : string | undefined;
+
+interface SettingsTree {
+  readonly [key: string]: Setting | SettingsTree;
+}
+
+/** The typed object a settings tree is read into. */
+export type ValuesOf<T extends SettingsTree> = {
+  -readonly [K in keyof T]: T[K] extends Setting
+    ? SettingValue<T[K]>
+    : T[K] extends SettingsTree
+      ? ValuesOf<T[K]>
+      : never;
+};
+
+export const SETTINGS = {
+  databaseUrl: {
+    env: 'DATABASE_URL',
+    type: 'postgres-url',
+    meaning: 'Postgres connection string (unset: the embedded server in `EMBEDDED_DB_DIR`)',
+  },
+  embeddedDbDir: {
+    env: 'EMBEDDED_DB_DIR',
+    type: 'text',
+    default: './.invoice-mirror/db',
+    meaning: 'where the embedded database lives',
+  },
+  schema: {
+    env: 'MIRROR_SCHEMA',
+    type: 'schema-name',
+    default: 'invoicing',
+    meaning: 'Postgres schema that holds every table',
+  },
+  api: {
+    url: {
+      env: 'INVOICING_API_URL',
+      type: 'api-url',
+      default: 'https://www.factuursturen.nl/api/v1',
+      meaning: 'base URL of the service',
+    },
+    user: {
+      env: 'INVOICING_API_USER',
+      type: 'text',
+      meaning: "the service account's user name (for a URL on this machine: `sandbox`)",
+    },
+    apiKey: {
+      env: 'INVOICING_API_KEY',
+      type: 'text',
+      secret: true,
+      meaning: "the service account's API key (for a URL on this machine: `sandbox`)",
+    },
+    pageSize: {
+      env: 'PAGE_SIZE',
+      type: 'integer',
+      min: 1,
+      max: 10_000,
+      default: 500,
+      meaning: 'records asked for per list request',
+    },
+    requestsPerHour: {
+      env: 'REQUESTS_PER_HOUR',
+      type: 'integer',
+      min: 0,
+      max: 1_000_000,
+      default: 1000,
+      meaning: "the client's own hourly request budget (0: none)",
+    },
+    timeoutMs: {
+      env: 'REQUEST_TIMEOUT_MS',
+      type: 'integer',
+      min: 100,
+      max: 600_000,
+      default: 30_000,
+      meaning: 'deadline of one request',
+    },
+    sendMsPerInvoice: {
+      env: 'SEND_MS_PER_INVOICE',
+      type: 'integer',
+      min: 0,
+      max: 60_000,
+      default: 1500,
+      meaning: 'time the service takes to send one saved invoice (send deadlines grow with it)',
+    },
+    rateLimitPauseMs: {
+      env: 'RATE_LIMIT_PAUSE_MS',
+      type: 'integer',
+      min: 0,
+      max: 3_600_000,
+      default: 900_000,
+      meaning: 'pause after the service says the hourly quota is spent',
+    },
+    maxRetries: {
+      env: 'MAX_RETRIES',
+      type: 'integer',
+      min: 0,
+      max: 20,
+      default: 4,
+      meaning: 'retries of a request that is safe to repeat',
+    },
+  },
+  syncCron: {
+    env: 'SYNC_CRON',
+    type: 'cron',
+    default: '*/15 * * * *',
+    meaning: "schedule of the daemon's sync",
+  },
+  logLevel: {
+    env: 'LOG_LEVEL',
+    type: 'choice',
+    values: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'],
+    default: 'info',
+    meaning: 'what the log says (`debug` adds stack traces)',
+  },
+  health: {
+    host: {
+      env: 'HEALTH_HOST',
+      type: 'text',
+      default: '127.0.0.1',
+      meaning: "address of the daemon's `/healthz`, `/metrics` and web console",
+    },
+    port: {
+      env: 'HEALTH_PORT',
+      type: 'integer',
+      min: 0,
+      max: 65535,
+      default: 9464,
+      meaning: 'their port',
+    },
+  },
+  jobs: {
+    pollIntervalMs: {
+      env: 'JOB_POLL_INTERVAL_MS',
+      type: 'integer',
+      min: 50,
+      max: 3_600_000,
+      default: 5000,
+      meaning: "job runner's polling backstop",
+    },
+    maxAttempts: {
+      env: 'JOB_MAX_ATTEMPTS',
+      type: 'integer',
+      min: 1,
+      max: 100,
+      default: 5,
+      meaning: 'attempts of a job before it fails',
+    },
+    settleMs: {
+      env: 'UNKNOWN_OUTCOME_SETTLE_MS',
+      type: 'integer',
+      min: 0,
+      max: 86_400_000,
+      default: 900_000,
+      meaning: 'after a call of unknown outcome, how long before a retry may conclude it did not happen',
+    },
+  },
+  shutdownTimeoutMs: {
+    env: 'SHUTDOWN_TIMEOUT_MS',
+    type: 'integer',
+    min: 0,
+    max: 600_000,
+    default: 30_000,
+    meaning: 'how long the daemon waits for work in progress on shutdown',
+  },
+  dbPoolSize: {
+    env: 'DB_POOL_SIZE',
+    type: 'integer',
+    min: 1,
+    max: 100,
+    default: 5,
+    meaning: 'Postgres connections (at least 2 for sync and jobs run, 4 for the daemon)',
+  },
+  autoMigrate: {
+    env: 'AUTO_MIGRATE',
+    type: 'flag',
+    default: true,
+    meaning: 'whether sync, backfill, daemon and jobs run apply pending migrations first',
+  },
+  deletes: {
+    maxPercent: {
+      env: 'DELETE_GUARD_PERCENT',
+      type: 'integer',
+      min: 0,
+      max: 100,
+      default: 10,
+      meaning: "the delete safeguard: deletes of more than this % of an entity's live rows …",
+    },
+    maxRows: {
+      env: 'DELETE_GUARD_ROWS',
+      type: 'integer',
+      min: 0,
+      max: 1_000_000_000,
+      default: 5,
+      meaning: '… and more than this many rows are held (a pull that finds every row gone too)',
+    },
+    allow: {
+      env: 'ALLOW_DELETES',
+      type: 'entities',
+      meaning: 'entities whose deletes are never held',
+    },
+  },
+  reconcileIntervalHours: {
+    env: 'RECONCILE_INTERVAL_HOURS',
+    type: 'integer',
+    min: 1,
+    max: 24 * 366,
+    default: 24,
+    meaning: 'hours after which a sync pulls invoices in full again, sweeping their deletions',
+  },
+  console: {
+    inDaemon: {
+      env: 'CONSOLE',
+      type: 'flag',
+      default: true,
+      meaning: 'whether the daemon serves the web console beside `/healthz` and `/metrics`',
+    },
+    user: {
+      env: 'CONSOLE_USER',
+      type: 'text',
+      default: 'admin',
+      meaning: 'Basic-auth user of the console',
+    },
+    password: {
+      env: 'CONSOLE_PASSWORD',
+      type: 'text',
+      secret: true,
+      meaning: 'Basic-auth password of the console (this or `CONSOLE_TOKEN` is required off loopback)',
+    },
+    token: {
+      env: 'CONSOLE_TOKEN',
+      type: 'text',
+      secret: true,
+      meaning: 'a bearer token the console accepts (`Authorization: Bearer …`)',
+    },
+  },
+} as const satisfies SettingsTree;
+
+export interface SettingEntry {
+  /** Its place in the tree, e.g. ['jobs', 'pollIntervalMs']. */
+  path: readonly string[];
+  setting: Setting;
+}
+
+function flatten(tree: SettingsTree, path: readonly string[]): SettingEntry[] {
+  return Object.entries(tree).flatMap(([key, node]) =>
+    'env' in node
+      ? [{ path: [...path, key], setting: node as Setting }]
+      : flatten(node as SettingsTree, [...path, key]),
+  );
+}
+
+/** Every setting, in the tree's order (that of `--help`, `invoice-mirror config` and the README). */
+export const SETTING_LIST: readonly SettingEntry[] = flatten(SETTINGS, []);
+
+/** What a setting's value may be, completing "must be …" (config.ts's messages) and the README's column. */
+export function allowedValues(setting: Setting): string {
+  switch (setting.type) {
+    case 'text':
+      return 'any text';
+    case 'integer':
+      return `a whole number from ${setting.min} to ${setting.max}`;
+    case 'flag':
+      return 'true or false';
+    case 'choice':
+      return `one of ${setting.values.join(', ')}`;
+    case 'postgres-url':
+      return 'a URL like postgres://user@host:5432/database';
+    case 'api-url':
+      return 'an http(s) URL ending in /api/v1';
+    case 'cron':
+      return 'a cron expression (5 fields, or 6 with seconds first)';
+    case 'schema-name':
+      return 'a lower-case Postgres name (letters, digits, _; at most 40 characters)';
+    case 'entities':
+      return 'entity names, comma-separated, or all';
+  }
+}
