@@ -7,6 +7,7 @@ import type { Logger } from 'pino';
 import { logger as defaultLogger } from '../log.js';
 import { MalformedRecordError, NotFoundError, ServerError, UnknownOutcomeError } from './errors.js';
 import { HttpCore, operationOf, type HttpOptions, type Method, type RequestSpec } from './http.js';
+import type { GateStall } from './gate.js';
 import { PagedList, type ListAnswer, type PageStream, type PagingOptions } from './paging.js';
 import { readListText, singleValueText, WireList, wireItem } from './json-split.js';
 import { entityNamed, type EntityName, type SingleReadEntity } from '../catalog/index.js';
@@ -140,6 +141,11 @@ export class InvoicingClient {
   }
 
   /** Set while the account's queue is paused by a quota 403. */
+  /** The account's gate, when a request has held its slot in one step longer than it should (see AccountGate.stall). */
+  get stall(): GateStall | null {
+    return this.core.gate.stall;
+  }
+
   get pausedUntil(): Date | null {
     return this.core.gate.pausedUntil;
   }

@@ -189,11 +189,9 @@ export class HttpCore {
     for (;;) {
       await this.gate.beforeSend(operation, wait);
       let retryReason: ApiError;
-      const started = Date.now();
+      const started = performance.now();
       this.requestsMade++;
-      const outcome = this.options.exclusive
-        ? await this.options.exclusive(() => this.send(spec))
-        : await this.send(spec);
+      const outcome = await this.sendExclusive(spec);
       this.options.onAttempt?.({
         method: spec.method,
         endpoint: endpointOf(spec.path),
@@ -202,7 +200,7 @@ export class HttpCore {
       if ('kind' in outcome) {
         this.gate.noteDone(null);
         const { kind, detail, cause } = outcome;
-        log.debug({ operation, kind, detail, ms: Date.now() - started }, 'api: request failed');
+        log.debug({ operation, kind, detail, ms: Math.round(performance.now() - started) }, 'api: request failed');
         if (kind !== 'connect' && !spec.idempotent) {
           throw new UnknownOutcomeError({
             operation,
@@ -217,7 +215,7 @@ export class HttpCore {
         const contentType = headerText(headers['content-type']);
         const remaining = parseRemaining(headers['x-ratelimit-remaining']);
         this.gate.noteDone(remaining);
-        log.debug({ operation, status, remaining, ms: Date.now() - started }, 'api: request');
+        log.debug({ operation, status, remaining, ms: Math.round(performance.now() - started) }, 'api: request');
 
         if (status >= 200 && status < 300) {
           if (spec.binary) return { status, text: '', body: raw, contentType };
@@ -240,6 +238,7 @@ export class HttpCore {
             throw new RateLimitedError(retryAt, {
               operation,
               status,
+              retryInMs: this.gate.pauseLeftMs,
               detail: `${status} hourly quota spent (X-RateLimit-Remaining: 0)`,
             });
           continue;
@@ -275,8 +274,24 @@ export class HttpCore {
       if (failures >= this.options.maxRetries) throw retryReason;
       const delay = backoff(this.options.retryBaseMs, failures++);
       log.warn({ operation, attempt: failures, delayMs: delay, reason: retryReason.message }, 'api: retrying');
+      this.gate.expect('waiting to retry', delay);
       await sleep(delay, undefined, { signal: this.gate.closedSignal });
     }
+  }
+
+  /**
+   * One attempt, under the service lock when there is one, telling the gate how long each part
+   * should take: the lock is held by another process for at most about one request.
+   */
+  private sendExclusive(spec: RequestSpec): Promise<Answer | TransportFailure> {
+    const deadlineMs = spec.deadlineMs ?? this.options.timeoutMs;
+    const sendNow = () => {
+      this.gate.expect('sending', deadlineMs);
+      return this.send(spec);
+    };
+    if (!this.options.exclusive) return sendNow();
+    this.gate.expect('waiting for the service lock (another process holds it)', deadlineMs);
+    return this.options.exclusive(sendNow);
   }
 
   private async send(spec: RequestSpec): Promise<Answer | TransportFailure> {

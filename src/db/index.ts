@@ -14,6 +14,7 @@ export {
   recentRuns,
   recordRunProgress,
   secondsSinceLastPullStarted,
+  lastSucceededPull,
   lastSucceededPullAt,
   startRun,
   type FinishedPull,
