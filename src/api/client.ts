@@ -7,6 +7,7 @@ import type { Logger } from 'pino';
 import { logger as defaultLogger } from '../log.js';
 import { MalformedRecordError, NotFoundError, ServerError, UnknownOutcomeError } from './errors.js';
 import { HttpCore, operationOf, type HttpOptions, type Method, type RequestSpec } from './http.js';
+import type { GateStall } from './gate.js';
 import { PagedList, type ListAnswer, type PageStream, type PagingOptions } from './paging.js';
 import { readListText, singleValueText, WireList, wireItem } from './json-split.js';
 import { errorObjectMessage } from './answer-text.js';
@@ -113,6 +114,7 @@ export class InvoicingClient {
       user: options.user,
       apiKey: options.apiKey,
       exclusive: options.exclusive,
+      longestRequestMs: MAX_SEND_IDS * this.settings.sendMsPerInvoice * 2 + this.settings.timeoutMs,
       onAttempt: options.onAttempt,
       logger: this.log,
     });
@@ -144,6 +146,11 @@ export class InvoicingClient {
   }
 
   /** Set while the account's queue is paused by a quota 403. */
+  /** The account's gate, when a request has held its slot in one step longer than it should (see AccountGate.stall). */
+  get stall(): GateStall | null {
+    return this.core.gate.stall;
+  }
+
   get pausedUntil(): Date | null {
     return this.core.gate.pausedUntil;
   }

@@ -65,11 +65,18 @@ export class NotFoundError extends ApiError {
 /** The hourly quota is spent (403 with `X-RateLimit-Remaining: 0`) or the local budget is used up. */
 export class RateLimitedError extends ApiError {
   readonly retryable = true;
+  /**
+   * How long from when the error was made until the service may be called again, measured on the
+   * monotonic clock: what a queued job waits, counted from the database's clock (`retryAt` is
+   * for people to read, and moves with this process's wall clock).
+   */
+  readonly retryInMs: number;
   constructor(
     readonly retryAt: Date,
-    options: ApiErrorOptions & { detail?: string },
+    options: ApiErrorOptions & { detail?: string; retryInMs?: number },
   ) {
     super(`${options.detail ?? 'rate limit reached'}; retry at ${retryAt.toISOString()}`, options);
+    this.retryInMs = Math.max(0, options.retryInMs ?? retryAt.getTime() - Date.now());
   }
 }
 

@@ -6,6 +6,10 @@
  * Gates are shared per account (base URL + user) across every client object in the process, so
  * a sync run, the job runner and a refresh never have two requests in flight even when they
  * were handed different `InvoicingClient` instances.
+ *
+ * Every wait is measured on the monotonic clock (`performance.now()`): a wall clock stepped back
+ * by hours would otherwise hold the one slot for as long as the step. Dates appear only in what
+ * people read (logs, `pausedUntil`, `RateLimitedError.retryAt`).
  */
 import PQueue from 'p-queue';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -13,6 +17,32 @@ import type { Logger } from 'pino';
 import { RateLimitedError } from './errors.js';
 
 const HOUR_MS = 3_600_000;
+/** What a step may overrun its expected time by before the gate counts as stalled (timers, parsing, a busy loop). */
+const STALL_MARGIN_MS = 5_000;
+
+const monotonicNow = (): number => performance.now();
+
+/** The wall-clock time of a monotonic instant, for display only. */
+function wallTime(monotonic: number): Date {
+  return new Date(Math.ceil(Date.now() + (monotonic - monotonicNow())));
+}
+
+/** The slot's holder has been in one step for longer than that step should take. */
+export interface GateStall {
+  operation: string;
+  /** What it is doing: 'waiting for the rate-limit pause', 'sending', … */
+  step: string;
+  forMs: number;
+  expectedMs: number;
+}
+
+/** What the slot's holder is doing, since when and for how long at most (monotonic ms). */
+interface Step {
+  operation: string;
+  what: string;
+  since: number;
+  expectedMs: number;
+}
 
 export interface GateOptions {
   requestsPerHour: number;
@@ -26,10 +56,14 @@ export class AccountGate {
   private readonly queue = new PQueue({ concurrency: 1 });
   /** Callers that must not wait, still queued: aborted with a RateLimitedError when a pause starts. */
   private readonly noWaiters = new Map<AbortController, string>();
-  /** Send times within the last hour (for the local budget), oldest first. */
+  /** Send times within the last hour (for the local budget), oldest first; monotonic ms. */
   private readonly sentAt: number[] = [];
+  /** When the quota pause ends (monotonic ms), and that instant on the wall clock as it was set, for display. */
   private pauseEnd = 0;
-  private lastDone = 0;
+  private pauseEndWall: Date | null = null;
+  /** When the slot was last freed by an answer or failure (monotonic ms). */
+  private lastDone = Number.NEGATIVE_INFINITY;
+  private step: Step | null = null;
   private remaining: number | null = null;
   private readonly closing = new AbortController();
   refs = 0;
@@ -41,7 +75,29 @@ export class AccountGate {
   }
 
   get pausedUntil(): Date | null {
-    return this.pauseEnd > Date.now() ? new Date(this.pauseEnd) : null;
+    return this.pauseEnd > monotonicNow() ? this.pauseEndDate() : null;
+  }
+
+  /** How long the quota pause still lasts (0: none). */
+  get pauseLeftMs(): number {
+    return Math.max(0, this.pauseEnd - monotonicNow());
+  }
+
+  /** The slot's holder, when it has been in one step longer than expected plus STALL_MARGIN_MS. */
+  get stall(): GateStall | null {
+    const step = this.step;
+    if (!step) return null;
+    const forMs = monotonicNow() - step.since;
+    if (forMs <= step.expectedMs + STALL_MARGIN_MS) return null;
+    return { operation: step.operation, step: step.what, forMs, expectedMs: step.expectedMs };
+  }
+
+  /**
+   * The holder of the slot starts a step that should take at most `expectedMs` (a wait it
+   * computed, a request's deadline, a retry's backoff); `stall` reports it once overrun.
+   */
+  expect(what: string, expectedMs: number): void {
+    if (this.step) this.step = { ...this.step, what, since: monotonicNow(), expectedMs: Math.max(0, expectedMs) };
   }
 
   /** Requests queued or running (for tests and status output). */
@@ -56,7 +112,7 @@ export class AccountGate {
    */
   async run<T>(operation: string, wait: boolean, task: () => Promise<T>): Promise<T> {
     if (!wait) this.throwIfBlocked(operation);
-    if (wait) return this.queue.add(task, { signal: this.closing.signal });
+    if (wait) return this.queue.add(() => this.hold(operation, task), { signal: this.closing.signal });
     const controller = new AbortController();
     this.noWaiters.set(controller, operation);
     const onClose = () => controller.abort(this.closing.signal.reason);
@@ -65,13 +121,23 @@ export class AccountGate {
       return await this.queue.add(
         () => {
           this.noWaiters.delete(controller);
-          return task();
+          return this.hold(operation, task);
         },
         { signal: controller.signal },
       );
     } finally {
       this.noWaiters.delete(controller);
       this.closing.signal.removeEventListener('abort', onClose);
+    }
+  }
+
+  /** Runs `task` in the slot, known as its holder (see `stall`). */
+  private async hold<T>(operation: string, task: () => Promise<T>): Promise<T> {
+    this.step = { operation, what: 'starting', since: monotonicNow(), expectedMs: 0 };
+    try {
+      return await task();
+    } finally {
+      this.step = null;
     }
   }
 
@@ -82,14 +148,14 @@ export class AccountGate {
    */
   async beforeSend(operation: string, wait: boolean): Promise<void> {
     for (;;) {
-      const now = Date.now();
+      const now = monotonicNow();
       if (this.pauseEnd > now) {
         if (!wait) throw this.rateLimited(operation, this.pauseEnd, 'paused after the hourly quota was spent');
         this.options.logger.info(
-          { operation, until: new Date(this.pauseEnd).toISOString() },
+          { operation, until: wallTime(this.pauseEnd).toISOString() },
           'api: waiting for the rate-limit pause to end',
         );
-        await this.sleep(this.pauseEnd - now);
+        await this.sleep('waiting for the rate-limit pause', this.pauseEnd - now);
         continue;
       }
       const budgetFree = this.budgetFreeAt(now);
@@ -101,10 +167,10 @@ export class AccountGate {
             `local budget of ${this.options.requestsPerHour} requests per hour spent`,
           );
         this.options.logger.info(
-          { operation, until: new Date(budgetFree).toISOString() },
+          { operation, until: wallTime(budgetFree).toISOString() },
           'api: local hourly budget spent, waiting',
         );
-        await this.sleep(budgetFree - now);
+        await this.sleep('waiting for the local hourly budget', budgetFree - now);
         continue;
       }
       const spacing = this.slowDownSpacing();
@@ -114,25 +180,29 @@ export class AccountGate {
           { operation, delayMs: delay, remaining: this.remaining },
           'api: slowing down, quota nearly spent',
         );
-        await this.sleep(delay);
+        await this.sleep('slowing down', delay);
         // A pause can only start from a response, and none can arrive while we hold the slot.
       }
-      if (this.options.requestsPerHour > 0) this.sentAt.push(Date.now());
+      if (this.options.requestsPerHour > 0) this.sentAt.push(monotonicNow());
       return;
     }
   }
 
   /** After every answer (or failure): remember the quota header and when the slot became free. */
   noteDone(remaining: number | null | undefined): void {
-    this.lastDone = Date.now();
+    this.lastDone = monotonicNow();
+    this.expect('reading the answer', 0);
     if (remaining !== undefined && remaining !== null) this.remaining = remaining;
   }
 
   /** A quota 403 arrived: pause the whole queue. A later, shorter pause never shortens a longer one. */
   pause(operation: string, pauseMs = this.options.rateLimitPauseMs): Date {
-    const until = Date.now() + pauseMs;
-    if (until > this.pauseEnd) this.pauseEnd = until;
-    const retryAt = new Date(this.pauseEnd);
+    const until = monotonicNow() + pauseMs;
+    if (until > this.pauseEnd) {
+      this.pauseEnd = until;
+      this.pauseEndWall = wallTime(until);
+    }
+    const retryAt = this.pauseEndDate();
     this.options.logger.warn(
       { operation, until: retryAt.toISOString() },
       'api: hourly quota spent (403, X-RateLimit-Remaining: 0); pausing all requests',
@@ -144,8 +214,20 @@ export class AccountGate {
     return retryAt;
   }
 
+  /** `until`: monotonic ms. */
   rateLimited(operation: string, until: number, detail: string): RateLimitedError {
-    return new RateLimitedError(new Date(until), { operation, status: null, detail });
+    const retryAt = until === this.pauseEnd ? this.pauseEndDate() : wallTime(until);
+    return new RateLimitedError(retryAt, { operation, status: null, detail, retryInMs: until - monotonicNow() });
+  }
+
+  /**
+   * The pause's end as a Date: the same object every time (callers compare them), made again
+   * only when the wall clock has stepped by more than a second since it was made.
+   */
+  private pauseEndDate(): Date {
+    const now = wallTime(this.pauseEnd);
+    if (!this.pauseEndWall || Math.abs(now.getTime() - this.pauseEndWall.getTime()) > 1000) this.pauseEndWall = now;
+    return this.pauseEndWall;
   }
 
   /** Stop: queued and sleeping requests fail; the in-flight one finishes or fails on its own. */
@@ -159,7 +241,7 @@ export class AccountGate {
   }
 
   private throwIfBlocked(operation: string): void {
-    const now = Date.now();
+    const now = monotonicNow();
     if (this.pauseEnd > now)
       throw this.rateLimited(operation, this.pauseEnd, 'paused after the hourly quota was spent');
     const budgetFree = this.budgetFreeAt(now);
@@ -190,7 +272,8 @@ export class AccountGate {
     return (this.options.rateLimitPauseMs * (below - Math.max(0, this.remaining))) / (below * below);
   }
 
-  private async sleep(ms: number): Promise<void> {
+  private async sleep(what: string, ms: number): Promise<void> {
+    this.expect(what, ms);
     await sleep(Math.max(0, Math.ceil(ms)), undefined, { signal: this.closing.signal });
   }
 }

@@ -41,6 +41,8 @@ export interface HttpOptions {
    * account honour (the gate keeps one request in flight only within this process).
    */
   exclusive?: <T>(attempt: () => Promise<T>) => Promise<T>;
+  /** The longest deadline any request of this account may have (a send of 10 invoices): how long another process may hold the service lock. */
+  longestRequestMs?: number;
   /** Told of every attempt's outcome (for metrics): the endpoint without ids, and the status. */
   onAttempt?: (attempt: AttemptOutcome) => void;
   logger: Logger;
@@ -189,11 +191,9 @@ export class HttpCore {
     for (;;) {
       await this.gate.beforeSend(operation, wait);
       let retryReason: ApiError;
-      const started = Date.now();
+      const started = performance.now();
       this.requestsMade++;
-      const outcome = this.options.exclusive
-        ? await this.options.exclusive(() => this.send(spec))
-        : await this.send(spec);
+      const outcome = await this.sendExclusive(spec);
       this.options.onAttempt?.({
         method: spec.method,
         endpoint: endpointOf(spec.path),
@@ -202,7 +202,7 @@ export class HttpCore {
       if ('kind' in outcome) {
         this.gate.noteDone(null);
         const { kind, detail, cause } = outcome;
-        log.debug({ operation, kind, detail, ms: Date.now() - started }, 'api: request failed');
+        log.debug({ operation, kind, detail, ms: Math.round(performance.now() - started) }, 'api: request failed');
         if (kind !== 'connect' && !spec.idempotent) {
           throw new UnknownOutcomeError({
             operation,
@@ -217,7 +217,7 @@ export class HttpCore {
         const contentType = headerText(headers['content-type']);
         const remaining = parseRemaining(headers['x-ratelimit-remaining']);
         this.gate.noteDone(remaining);
-        log.debug({ operation, status, remaining, ms: Date.now() - started }, 'api: request');
+        log.debug({ operation, status, remaining, ms: Math.round(performance.now() - started) }, 'api: request');
 
         if (status >= 200 && status < 300) {
           if (spec.binary) return { status, text: '', body: raw, contentType };
@@ -241,6 +241,7 @@ export class HttpCore {
             throw new RateLimitedError(retryAt, {
               operation,
               status,
+              retryInMs: this.gate.pauseLeftMs,
               detail: `${status} hourly quota spent (X-RateLimit-Remaining: 0)`,
             });
           continue;
@@ -276,8 +277,26 @@ export class HttpCore {
       if (failures >= this.options.maxRetries) throw retryReason;
       const delay = backoff(this.options.retryBaseMs, failures++);
       log.warn({ operation, attempt: failures, delayMs: delay, reason: retryReason.message }, 'api: retrying');
+      this.gate.expect('waiting to retry', delay);
       await sleep(delay, undefined, { signal: this.gate.closedSignal });
     }
+  }
+
+  /**
+   * One attempt, under the service lock when there is one, telling the gate how long each part
+   * should take: our own request its deadline (and the grace of an answer that has begun), the
+   * lock as long as the longest request another process may be making (a send of 10 invoices).
+   */
+  private sendExclusive(spec: RequestSpec): Promise<Answer | TransportFailure> {
+    const deadlineMs = spec.deadlineMs ?? this.options.timeoutMs;
+    const sendNow = () => {
+      this.gate.expect('sending', deadlineMs + ANSWER_GRACE_MS);
+      return this.send(spec);
+    };
+    if (!this.options.exclusive) return sendNow();
+    const longest = Math.max(deadlineMs, this.options.longestRequestMs ?? 0) + ANSWER_GRACE_MS;
+    this.gate.expect('waiting for the service lock (another process holds it)', longest);
+    return this.options.exclusive(sendNow);
   }
 
   private async send(spec: RequestSpec): Promise<Answer | TransportFailure> {

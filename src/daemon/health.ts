@@ -1,12 +1,15 @@
 /**
  * `/healthz` and `/metrics` on a small HTTP server (loopback by default).
  *
- * Healthy means: the database answers, and the last scheduled pull neither failed nor is older
- * than three schedule periods (a daemon that just started gets that long to do its first).
+ * Healthy means: the database answers, the last scheduled pull neither failed nor is older
+ * than three schedule periods (a daemon that just started gets that long to do its first), and
+ * neither the API gate nor the job runner is stalled. Ages come from the database's clock, the
+ * daemon's own uptime from the monotonic clock: a stepped wall clock moves neither.
  */
 import { createServer, type RequestListener, type Server } from 'node:http';
 import { sql, type Kysely } from 'kysely';
-import { countJobsByStatus, heldDeletes, lastFinishedPull, lastSucceededPullAt, type Database } from '../db/index.js';
+import type { GateStall } from '../api/gate.js';
+import { countJobsByStatus, heldDeletes, lastFinishedPull, lastSucceededPull, type Database } from '../db/index.js';
 import { errorMessage } from '../errors.js';
 import type { DaemonMetrics } from './metrics.js';
 import { listen } from '../console/index.js';
@@ -61,10 +64,31 @@ async function readDatabaseState(db: Kysely<Database>): Promise<DatabaseState> {
   return state;
 }
 
-export async function checkHealth(
-  db: Kysely<Database>,
-  options: { periodMs: number; startedAt: number; runnerTrouble?: () => { since: Date; error: string } | null },
-): Promise<HealthReport> {
+export interface HealthOptions {
+  periodMs: number;
+  /** When the daemon started, by the monotonic clock (`performance.now()`). */
+  startedAt: number;
+  runnerTrouble?: () => { since: Date; error: string } | null;
+  /** One line per part of the daemon that has made no progress for longer than it should (see stallProblems). */
+  stalls?: () => string[];
+}
+
+/** One line for each stalled part: the gate's slot held too long in one step, the job runner's loop stuck. */
+export function stallProblems(gate: GateStall | null, runner: { forMs: number; expectedMs: number } | null): string[] {
+  const seconds = (ms: number) => Math.round(ms / 1000);
+  const problems: string[] = [];
+  if (gate)
+    problems.push(
+      `the API gate is stalled: ${gate.operation} has been ${gate.step} for ${seconds(gate.forMs)} s (expected at most ${seconds(gate.expectedMs)} s)`,
+    );
+  if (runner)
+    problems.push(
+      `the job runner is stalled: its loop has not come round for ${seconds(runner.forMs)} s (expected within ${seconds(runner.expectedMs)} s)`,
+    );
+  return problems;
+}
+
+export async function checkHealth(db: Kysely<Database>, options: HealthOptions): Promise<HealthReport> {
   const report: HealthReport = {
     status: 'ok',
     problems: [],
@@ -86,6 +110,7 @@ export async function checkHealth(
     report.problems.push(
       `the job runner cannot reach the database since ${trouble.since.toISOString()}: ${trouble.error}`,
     );
+  report.problems.push(...(options.stalls?.() ?? []));
   const staleAfterSeconds = (3 * options.periodMs) / 1000;
   if (report.lastSync?.status === 'failed') report.problems.push(`the last sync (run ${report.lastSync.id}) failed`);
   if (report.lastSync && report.lastSync.ageSeconds !== null && report.lastSync.ageSeconds > staleAfterSeconds) {
@@ -93,7 +118,7 @@ export async function checkHealth(
       `the last sync finished ${report.lastSync.ageSeconds} s ago (more than three schedule periods)`,
     );
   }
-  if (!report.lastSync && Date.now() - options.startedAt > 3 * options.periodMs)
+  if (!report.lastSync && performance.now() - options.startedAt > 3 * options.periodMs)
     report.problems.push('no sync has finished yet');
   if (report.problems.length > 0) report.status = 'unhealthy';
   return report;
@@ -107,45 +132,45 @@ export interface Readiness {
 }
 
 /**
- * Ready unless the database does not answer or the mirror is stale: its last successful pull is
- * older than three schedule periods (one failed sync is not enough; a daemon that just started
- * gets three periods for its first).
+ * Ready unless the database does not answer, the mirror is stale (its last successful pull is
+ * older than three schedule periods; one failed sync is not enough; a daemon that just started
+ * gets three periods for its first), or the gate or the job runner is stalled.
  */
 export async function checkReadiness(
   db: Kysely<Database>,
-  options: { periodMs: number; startedAt: number },
+  options: Pick<HealthOptions, 'periodMs' | 'startedAt' | 'stalls'>,
 ): Promise<Readiness> {
   const readiness: Readiness = { ready: true, problems: [], lastSuccessAt: null };
+  const staleAfterMs = 3 * options.periodMs;
   try {
-    const at = await withinDeadline(lastSucceededPullAt(db));
-    readiness.lastSuccessAt = at?.toISOString() ?? null;
-    const since = at ? at.getTime() : options.startedAt;
-    if (Date.now() - since > 3 * options.periodMs)
+    const last = await withinDeadline(lastSucceededPull(db));
+    readiness.lastSuccessAt = last?.at.toISOString() ?? null;
+    if (last && last.ageSeconds * 1000 > staleAfterMs)
       readiness.problems.push(
-        at
-          ? `the mirror is stale: the last successful sync finished ${Math.round((Date.now() - since) / 1000)} s ago (more than three schedule periods)`
-          : 'no sync has succeeded in three schedule periods',
+        `the mirror is stale: the last successful sync finished ${Math.round(last.ageSeconds)} s ago (more than three schedule periods)`,
       );
+    if (!last && performance.now() - options.startedAt > staleAfterMs)
+      readiness.problems.push('no sync has succeeded in three schedule periods');
   } catch (error) {
     readiness.problems.push(`the database does not answer: ${errorMessage(error)}`);
   }
+  readiness.problems.push(...(options.stalls?.() ?? []));
   readiness.ready = readiness.problems.length === 0;
   return readiness;
 }
 
 const OWN_PATHS = new Set(['/healthz', '/livez', '/readyz', '/metrics']);
 
-export function startHealthServer(options: {
-  host: string;
-  port: number;
-  db: Kysely<Database>;
-  metrics: DaemonMetrics;
-  periodMs: number;
-  startedAt: number;
-  runnerTrouble?: () => { since: Date; error: string } | null;
-  /** Every other path: the web console, when the daemon serves it. */
-  console?: RequestListener;
-}): Promise<Server> {
+export function startHealthServer(
+  options: HealthOptions & {
+    host: string;
+    port: number;
+    db: Kysely<Database>;
+    metrics: DaemonMetrics;
+    /** Every other path: the web console, when the daemon serves it. */
+    console?: RequestListener;
+  },
+): Promise<Server> {
   const server = createServer((request, response) => {
     const path = (request.url ?? '/').split('?')[0];
     if (options.console && !OWN_PATHS.has(path ?? '')) return options.console(request, response);

@@ -1,7 +1,8 @@
 /**
  * The long-running service: node-cron runs a sync on SYNC_CRON (and once at start when the
- * mirror is empty or behind), the job runner executes queued jobs as NOTIFY announces them
- * (with a polling backstop), and `/healthz` + `/metrics` answer on the health port.
+ * mirror is empty or behind; schedule.ts keeps it going when the wall clock steps), the job
+ * runner executes queued jobs as NOTIFY announces them (with a polling backstop), and `/healthz`
+ * + `/metrics` answer on the health port.
  *
  * Shutdown (SIGINT/SIGTERM): stop taking work, let the current job and the page being written
  * finish (at most SHUTDOWN_TIMEOUT_MS), release locks, close the pool, exit 0. A second signal
@@ -16,7 +17,8 @@ import { errorMessage } from '../errors.js';
 import { JobRunner } from '../jobs/index.js';
 import { logger } from '../log.js';
 import { runSync, SyncBusyError } from '../sync/index.js';
-import { startHealthServer } from './health.js';
+import { stallProblems, startHealthServer } from './health.js';
+import { guardedSchedule } from './schedule.js';
 import { DaemonMetrics } from './metrics.js';
 import { packageVersion } from '../version.js';
 import { checkConsoleAccess, consoleListener } from '../console/index.js';
@@ -47,7 +49,7 @@ export async function startDaemon(app: App): Promise<DaemonHandle> {
   const runner = new JobRunner({ database, client, config, logger });
   runner.on('finished', (job) => metrics.recordJob(job));
   const periodMs = schedulePeriodMs(config.syncCron);
-  const startedAt = Date.now();
+  const startedAt = performance.now();
   const stopSync = new AbortController();
   let currentSync: Promise<void> | null = null;
   let stopping = false;
@@ -57,9 +59,9 @@ export async function startDaemon(app: App): Promise<DaemonHandle> {
       if (currentSync) log.info({ reason }, 'sync skipped: the previous one is still running');
       return currentSync ?? Promise.resolve();
     }
-    const began = Date.now();
+    const began = performance.now();
     currentSync = runSync(syncDeps(app, client, [], 'daemon'), { kind: 'sync', signal: stopSync.signal })
-      .then((outcome) => metrics.recordSync('sync', Date.now() - began, outcome))
+      .then((outcome) => metrics.recordSync('sync', performance.now() - began, outcome))
       .catch((error: unknown) => {
         if (error instanceof SyncBusyError) log.info('sync skipped: another process is running one');
         else log.error({ error: errorMessage(error) }, 'sync failed');
@@ -70,7 +72,7 @@ export async function startDaemon(app: App): Promise<DaemonHandle> {
     return currentSync;
   };
 
-  const task = cron.schedule(config.syncCron, () => void syncOnce('schedule'), { name: 'sync', noOverlap: true });
+  const schedule = guardedSchedule(config.syncCron, () => void syncOnce('schedule'), log);
 
   let server: Server;
   try {
@@ -82,12 +84,13 @@ export async function startDaemon(app: App): Promise<DaemonHandle> {
       periodMs,
       startedAt,
       runnerTrouble: () => runner.trouble,
+      stalls: () => stallProblems(client.stall, runner.stall),
       console: config.console.inDaemon
         ? consoleListener({ db: database.db, settings: config.console, maxAttempts: config.jobs.maxAttempts })
         : undefined,
     });
   } catch (error) {
-    await task.destroy();
+    await schedule.stop();
     await client.close();
     throw error;
   }
@@ -110,7 +113,7 @@ export async function startDaemon(app: App): Promise<DaemonHandle> {
     stopPromise ??= (async () => {
       stopping = true;
       log.info({ reason }, 'daemon stopping: finishing the current job and page');
-      await task.destroy();
+      await schedule.stop();
       stopSync.abort();
       const finished = Promise.all([runner.stop(), currentSync ?? Promise.resolve()]).then(() => true);
       const timedOut = new Promise<false>((resolve) =>

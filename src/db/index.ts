@@ -17,6 +17,7 @@ export {
   recordRunEnd,
   recordRunProgress,
   secondsSinceLastPullStarted,
+  lastSucceededPull,
   lastSucceededPullAt,
   startRun,
   type FinishedPull,

@@ -3,6 +3,10 @@
  * `running`, and what `status`, `/healthz`, `/metrics` and the daemon read back (the last pulls,
  * their age, the rate-limit budget last seen). Apart from the sync engine so that readers load
  * none of it.
+ *
+ * Every time written and every age read is the database's clock (`started_at` defaults to
+ * `now()`, `finished_at` is `clock_timestamp()`, ages are `now() - …`), so a process whose clock
+ * is off or steps never skews them.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { sql, type Kysely } from 'kysely';
@@ -48,7 +52,7 @@ export async function finishRun(db: Kysely<Database>, runId: number, end: RunEnd
     .updateTable('sync_runs')
     .set({
       status: end.status,
-      finished_at: new Date(),
+      finished_at: sql`clock_timestamp()`,
       error: end.error,
       counts: jsonb(end.counts),
       requests_made: end.requestsMade,
@@ -67,7 +71,7 @@ export async function closeRunIfRunning(
 ): Promise<void> {
   await db
     .updateTable('sync_runs')
-    .set({ status, finished_at: new Date(), error })
+    .set({ status, finished_at: sql`clock_timestamp()`, error })
     .where('id', '=', runId)
     .where('status', '=', 'running')
     .execute();
@@ -152,7 +156,7 @@ export async function closeOrphanedRuns(
 ): Promise<void> {
   await db
     .updateTable('sync_runs')
-    .set({ status: 'failed', finished_at: new Date(), error })
+    .set({ status: 'failed', finished_at: sql`clock_timestamp()`, error })
     .where('status', '=', 'running')
     .where('kind', 'in', kinds)
     .execute();
@@ -164,6 +168,15 @@ export async function secondsSinceLastPullStarted(db: Kysely<Database>): Promise
     select extract(epoch from now() - max(started_at))::float8 as age
       from sync_runs where kind = any(${sql.val(PULLS)}::text[])`.execute(db);
   return rows[0]?.age ?? null;
+}
+
+/** When the last pull that ended `succeeded` finished, and how many seconds ago by the database's clock; null: never. */
+export async function lastSucceededPull(db: Kysely<Database>): Promise<{ at: Date; ageSeconds: number } | null> {
+  const { rows } = await sql<{ at: Date | null; age: number | null }>`
+    select max(finished_at) as at, extract(epoch from now() - max(finished_at))::float8 as age from sync_runs
+     where kind = any(${sql.val(PULLS)}::text[]) and status = 'succeeded'`.execute(db);
+  const row = rows[0];
+  return row?.at ? { at: row.at, ageSeconds: Number(row.age) } : null;
 }
 
 /** When the last pull that ended `succeeded` (complete and exact) finished; null: never. */

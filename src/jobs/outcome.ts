@@ -16,7 +16,8 @@ import type { JobKind, JobRow } from './kinds.js';
 export type Disposition =
   | { status: 'failed'; message: string }
   | { status: 'interrupted'; message: string }
-  | { status: 'queued'; message: string; runAfter: Date; spendsAttempt: boolean };
+  /** `delayMs`: `run_after` becomes the database's `now()` plus this (never this process's clock). */
+  | { status: 'queued'; message: string; delayMs: number; spendsAttempt: boolean };
 
 export interface Backoff {
   /** Delay after the first failed attempt; doubles per attempt. */
@@ -59,7 +60,7 @@ export function classifyFailure(
     return {
       status: 'queued',
       message: `${message} (waiting, not counted as an attempt)`,
-      runAfter: root.retryAt,
+      delayMs: root.retryInMs,
       spendsAttempt: false,
     };
   }
@@ -84,6 +85,5 @@ export function classifyFailure(
   }
   if (job.attempts >= job.max_attempts)
     return { status: 'failed', message: `gave up after ${job.attempts} attempts: ${message}` };
-  const runAfter = new Date(Date.now() + backoffDelay(job.attempts, backoff));
-  return { status: 'queued', message, runAfter, spendsAttempt: true };
+  return { status: 'queued', message, delayMs: backoffDelay(job.attempts, backoff), spendsAttempt: true };
 }

@@ -132,17 +132,18 @@ export async function markUnsuccessful(db: Kysely<Database>, job: JobRow, dispos
     disposition = { ...disposition, message: `${disposition.message.slice(0, MAX_ERROR_LENGTH - 1)}…` };
   const entry = {
     attempt: job.attempts,
-    at: new Date().toISOString(),
     outcome: disposition.status === 'queued' ? 'retry' : disposition.status,
     error: disposition.message,
   };
-  const errors = sql<string>`errors || ${jsonb([entry])}`;
+  // `at` by the database's clock, in the ISO form of toISOString().
+  const at = sql`to_char(clock_timestamp() at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+  const errors = sql<string>`errors || jsonb_build_array(${jsonb(entry)}::jsonb || jsonb_build_object('at', ${at}))`;
   const update = db.updateTable('jobs').where('id', '=', job.id).where('status', '=', 'running');
   if (disposition.status === 'queued') {
     await update
       .set({
         status: 'queued',
-        run_after: disposition.runAfter,
+        run_after: sql<Date>`now() + make_interval(secs => ${disposition.delayMs / 1000})`,
         attempts: disposition.spendsAttempt ? job.attempts : job.attempts - 1,
         last_error: disposition.message,
         errors,
@@ -297,14 +298,16 @@ export async function listJobs(
   return query.execute();
 }
 
-/** When the next queued job becomes runnable (null: none queued). */
-export async function nextDueAt(db: Kysely<Database>): Promise<Date | null> {
-  const row = await db
-    .selectFrom('jobs')
-    .select((eb) => eb.fn.min('run_after').as('due'))
-    .where('status', '=', 'queued')
-    .executeTakeFirst();
-  return row?.due ? new Date(row.due as Date | string) : null;
+/**
+ * Milliseconds until the next queued job becomes runnable, by the database's clock (≤ 0: one is
+ * runnable now; null: none queued). Asked as a delay, not a time, so this process's clock never enters.
+ */
+export async function msUntilNextDue(db: Kysely<Database>): Promise<number | null> {
+  const { rows } = await sql<{ ms: number | null }>`
+    select extract(epoch from min(run_after) - now())::float8 * 1000 as ms
+      from jobs where status = 'queued'`.execute(db);
+  const ms = rows[0]?.ms;
+  return ms === null || ms === undefined ? null : Number(ms);
 }
 
 /** How many jobs are in each status (statuses with none are left out). */

@@ -34,7 +34,7 @@ import {
   markSucceeded,
   markUnsuccessful,
   mergeResult,
-  nextDueAt,
+  msUntilNextDue,
   recoverOrphans,
   saveProgress,
 } from './queue.js';
@@ -70,6 +70,9 @@ const LOCK_WAIT_MS = 500;
 const BUSY_RETRY_MS = 10;
 /** After a database error, the next try: soon, whatever the polling backstop (NOTIFY may be lost meanwhile). */
 const TROUBLE_RETRY_MS = 2000;
+/** The loop comes round at least once per poll interval; this many missed, plus a margin, is a stall. */
+const STALL_ROUNDS = 3;
+const STALL_MARGIN_MS = 5_000;
 
 export class JobRunner extends EventEmitter {
   private readonly database: DatabaseHandle;
@@ -90,6 +93,8 @@ export class JobRunner extends EventEmitter {
   private listening: Promise<(() => Promise<void>) | undefined> | undefined;
   private readonly inFlight = new Set<Promise<unknown>>();
   private databaseTrouble: { since: Date; error: string } | null = null;
+  /** When the loop last came round (monotonic ms): each pass, each job's end, each sleep armed. */
+  private lastRound = performance.now();
 
   constructor(deps: RunnerDeps) {
     super();
@@ -110,6 +115,18 @@ export class JobRunner extends EventEmitter {
   /** Null while the runner can work; else since when and why it cannot reach the database. */
   get trouble(): { since: Date; error: string } | null {
     return this.databaseTrouble;
+  }
+
+  /**
+   * Set while the runner is started, not inside a job, and its loop has not come round for
+   * STALL_ROUNDS poll intervals (plus a margin): it is stuck (a query that never returns, a lost
+   * timer). A job in progress is not a stall here; its requests show in the gate's own check.
+   */
+  get stall(): { forMs: number; expectedMs: number } | null {
+    if (!this.started || this.stopping || this.currentId !== null) return null;
+    const forMs = performance.now() - this.lastRound;
+    const expectedMs = STALL_ROUNDS * this.pollMs;
+    return forMs > expectedMs + STALL_MARGIN_MS ? { forMs, expectedMs } : null;
   }
 
   /** `finished`: after every attempt. `recovered`: a job a dead worker left running was re-queued, failed or interrupted. */
@@ -143,6 +160,7 @@ export class JobRunner extends EventEmitter {
     if (this.started) return;
     this.started = true;
     this.stopping = false;
+    this.lastRound = performance.now();
     const channel = `${this.database.schema}_jobs`;
     // Every (re)subscription wakes the runner: jobs may have been queued while it could not hear.
     this.listening = this.database
@@ -191,6 +209,7 @@ export class JobRunner extends EventEmitter {
     try {
       while (!this.stopping) {
         this.wakeAgain = false;
+        this.lastRound = performance.now();
         const step = await this.track(this.runOne());
         if (step === 'busy') {
           nextMs = (await hasRunnable(this.db)) ? BUSY_RETRY_MS : this.pollMs;
@@ -198,8 +217,8 @@ export class JobRunner extends EventEmitter {
         }
         if (step === 'empty') {
           // Sleep until the next job waiting out a backoff is due, or the polling backstop.
-          const due = await nextDueAt(this.db);
-          if (due) nextMs = Math.min(this.pollMs, Math.max(10, due.getTime() - Date.now()));
+          const dueInMs = await msUntilNextDue(this.db);
+          if (dueInMs !== null) nextMs = Math.min(this.pollMs, Math.max(10, dueInMs));
           break;
         }
       }
@@ -211,6 +230,7 @@ export class JobRunner extends EventEmitter {
       this.log.error({ error: errorMessage(error) }, 'job runner: database error; trying again later');
       nextMs = Math.min(this.pollMs, TROUBLE_RETRY_MS);
     }
+    this.lastRound = performance.now();
     if (!this.stopping) this.timer = setTimeout(() => this.wake(), nextMs);
   }
 
@@ -314,12 +334,15 @@ export class JobRunner extends EventEmitter {
         {
           status: disposition.status,
           error: disposition.message,
-          ...(disposition.status === 'queued' ? { runAfter: disposition.runAfter.toISOString() } : {}),
+          ...(disposition.status === 'queued'
+            ? { runAfter: new Date(Date.now() + disposition.delayMs).toISOString() }
+            : {}),
         },
         `job ${disposition.status === 'queued' ? 'will be retried' : disposition.status}`,
       );
     } finally {
       this.currentId = null;
+      this.lastRound = performance.now();
     }
     finished.durationMs = Math.round(performance.now() - started);
     this.emit('finished', finished);

@@ -114,7 +114,7 @@ export async function recordCompletePull(
     await db.updateTable('entity_pulls').set({ since_cursor: cursor }).where('entity', '=', entity.name).execute();
     return;
   }
-  const values = { last_complete_at: new Date(), last_complete_run_id: runId, since_cursor: cursor };
+  const values = { last_complete_at: sql<Date>`clock_timestamp()`, last_complete_run_id: runId, since_cursor: cursor };
   await db
     .insertInto('entity_pulls')
     .values({ entity: entity.name, ...values })

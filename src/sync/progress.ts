@@ -29,8 +29,8 @@ export function progressReporter(stream: NodeJS.WriteStream, log: Logger): (prog
   }
   const lastLogged = new Map<string, number>();
   return (p) => {
-    const now = Date.now();
-    if (p.state === 'pulling' && now - (lastLogged.get(p.entity) ?? 0) < LOG_EVERY_MS) return;
+    const now = performance.now();
+    if (p.state === 'pulling' && now - (lastLogged.get(p.entity) ?? Number.NEGATIVE_INFINITY) < LOG_EVERY_MS) return;
     lastLogged.set(p.entity, now);
     const fields = { entity: p.entity, fetched: p.fetched, pages: p.pages, expected: p.expected, state: p.state };
     log.info(fields, `${p.entity}: ${progressText(p)}${p.state === 'pulling' ? '' : `, ${p.state}`}`);

@@ -340,7 +340,7 @@ async function pullEntity(
   // moment by someone else (a job's refresh) are not swept even though this pull missed them.
   const { rows: clock } = await sql<{ now: Date }>`select clock_timestamp() as now`.execute(db);
   const startedAt = clock[0]!.now;
-  const began = Date.now();
+  const began = performance.now();
 
   // Into an empty table every record is new: skip asking which ones changed, and write pages
   // with plain inserts until one meets a stored key (then the page is merged instead).
@@ -361,7 +361,14 @@ async function pullEntity(
   const expected = options.onProgress && plan.mode === 'full' ? await expectedRecords(db, entity) : null;
   let pages = 0;
   const progress = (state: SyncProgress['state']) =>
-    options.onProgress?.({ entity, fetched: outcome.fetched, pages, expected, elapsedMs: Date.now() - began, state });
+    options.onProgress?.({
+      entity,
+      fetched: outcome.fetched,
+      pages,
+      expected,
+      elapsedMs: performance.now() - began,
+      state,
+    });
   let learnedCap: number | null = null;
   const listOf = (filters: Readonly<Record<string, string>>) =>
     deps.client.list(entity, {
@@ -598,6 +605,8 @@ async function rememberCap(db: Kysely<Database>, list: string, maxCount: number,
   await db
     .insertInto('list_caps')
     .values({ list, max_count: maxCount, run_id: runId })
-    .onConflict((oc) => oc.column('list').doUpdateSet({ max_count: maxCount, run_id: runId, learned_at: new Date() }))
+    .onConflict((oc) =>
+      oc.column('list').doUpdateSet({ max_count: maxCount, run_id: runId, learned_at: sql`clock_timestamp()` }),
+    )
     .execute();
 }

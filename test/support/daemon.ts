@@ -60,11 +60,12 @@ export async function waitFor<T>(
   probe: () => Promise<T | undefined | null | false>,
   timeoutMs = 15_000,
 ): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
+  // Monotonic: tests may step the wall clock (vi.setSystemTime) while they wait.
+  const deadline = performance.now() + timeoutMs;
   for (;;) {
     const value = await probe();
     if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    if (performance.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
 }

@@ -26,7 +26,7 @@ export const repeatable: JobPolicy = {
       disposition: {
         status: 'queued',
         message: `the worker stopped during attempt ${job.attempts}; running it again`,
-        runAfter: new Date(),
+        delayMs: 0,
         spendsAttempt: true,
       },
     };
