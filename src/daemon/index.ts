@@ -10,6 +10,7 @@
  */
 import type { Server } from 'node:http';
 import cron from 'node-cron';
+import { sql } from 'kysely';
 import { secondsSinceLastPullStarted } from '../db/index.js';
 import { syncDeps, type App } from '../app.js';
 import { createApiClient } from '../service-client.js';
@@ -39,6 +40,9 @@ function schedulePeriodMs(expression: string): number {
   return first && second ? second.getTime() - first.getTime() : 15 * 60_000;
 }
 
+/** How often the daemon asks whether the database answers again after a sync lost it. */
+const CATCH_UP_RETRY_MS = 2000;
+
 export async function startDaemon(app: App): Promise<DaemonHandle> {
   const { config, database } = app;
   if (config.console.inDaemon) checkConsoleAccess(config.health.host, config.console, 'HEALTH_HOST (CONSOLE is on)');
@@ -64,12 +68,32 @@ export async function startDaemon(app: App): Promise<DaemonHandle> {
       .then((outcome) => metrics.recordSync('sync', performance.now() - began, outcome))
       .catch((error: unknown) => {
         if (error instanceof SyncBusyError) log.info('sync skipped: another process is running one');
-        else log.error({ error: errorMessage(error) }, 'sync failed');
+        else {
+          log.error({ error: errorMessage(error) }, 'sync failed');
+          syncWhenDatabaseAnswers();
+        }
       })
       .finally(() => {
         currentSync = null;
       });
     return currentSync;
+  };
+
+  // A sync that threw lost its database (a restart, a full disk): pull again as soon as the
+  // database answers, rather than leave the mirror stale and health failed until the next period.
+  let catchUp: NodeJS.Timeout | undefined;
+  const syncWhenDatabaseAnswers = (): void => {
+    if (stopping || catchUp) return;
+    catchUp = setTimeout(async () => {
+      catchUp = undefined;
+      if (stopping) return;
+      const answers = await sql`select 1`.execute(database.db).then(
+        () => true,
+        () => false,
+      );
+      if (answers) void syncOnce('the database answers again');
+      else syncWhenDatabaseAnswers();
+    }, CATCH_UP_RETRY_MS);
   };
 
   const schedule = guardedSchedule(config.syncCron, () => void syncOnce('schedule'), log);
@@ -115,6 +139,7 @@ export async function startDaemon(app: App): Promise<DaemonHandle> {
       log.info({ reason }, 'daemon stopping: finishing the current job and page');
       await schedule.stop();
       stopSync.abort();
+      clearTimeout(catchUp);
       const finished = Promise.all([runner.stop(), currentSync ?? Promise.resolve()]).then(() => true);
       const timedOut = new Promise<false>((resolve) =>
         setTimeout(() => resolve(false), config.shutdownTimeoutMs).unref(),

@@ -133,7 +133,7 @@ describe('health reports a stalled gate', () => {
       });
       expect(stalled.problems).toEqual([
         expect.stringMatching(
-          /^the API gate is stalled: PUT \/products\/\d+ has been waiting for the service lock \(another process holds it\) for \d+ s \(expected at most 1 s\)$/,
+          /^the API gate is stalled: PUT \/products\/\d+ has been waiting for the service lock \(another process holds it\) for \d+ s \(expected at most 2 s\)$/,
         ),
       ]);
       const readiness = await fetch(`${daemon.url}/readyz`);

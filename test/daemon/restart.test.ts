@@ -75,7 +75,12 @@ describe('a database restart under a running daemon', () => {
       });
       // Within seconds: the poll interval is ten minutes, so the runner heard the NOTIFY.
       expect(Date.now() - queuedAt).toBeLessThan(15_000);
-      await waitFor('health to be OK again', async () => (await health(daemon.url)).status === 200, 20_000);
+      await waitFor('health to be OK again', async () => (await health(daemon.url)).status === 200, 20_000).catch(
+        async (error: Error) => {
+          const body = await (await fetch(`${daemon.url}/healthz`)).text();
+          throw new Error(`${error.message}; /healthz: ${body}`);
+        },
+      );
     } finally {
       await handle?.close();
     }
