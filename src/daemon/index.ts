@@ -47,6 +47,13 @@ export async function startDaemon(app: App): Promise<DaemonHandle> {
   const { config, database } = app;
   if (config.console.inDaemon) checkConsoleAccess(config.health.host, config.console, 'HEALTH_HOST (CONSOLE is on)');
   const log = logger.child({ module: 'daemon' });
+  // On the embedded database nobody else brings a killed server back: the daemon does.
+  database.keepServerUp({
+    restarting: (reason) => log.warn({ reason }, 'the embedded database does not answer; starting it again'),
+    back: () => log.info('the embedded database answers again'),
+    failed: (error) =>
+      log.error({ error: errorMessage(error) }, 'cannot start the embedded database again; trying again'),
+  });
   const metrics = new DaemonMetrics(database.db, packageVersion());
   const client = createApiClient(app, { onAttempt: metrics.countAttempt });
   metrics.watch(client);

@@ -12,7 +12,13 @@ import { PostgresJSDialect } from 'kysely-postgres-js';
 import postgres from 'postgres';
 import { RunError, errorMessage } from '../errors.js';
 import { scrub } from '../log.js';
-import { attachEmbeddedServer, type EmbeddedServer, type ServerConnection } from './embedded-server.js';
+import {
+  attachEmbeddedServer,
+  isServerAway,
+  type EmbeddedServer,
+  type KeepUpEvents,
+  type ServerConnection,
+} from './embedded-server.js';
 import { listenResiliently } from './listener.js';
 import { checkIsPostgres } from './probe.js';
 import type { Database } from './schema.js';
@@ -45,6 +51,11 @@ export interface DatabaseHandle {
    * survives a lost connection; `onListening` hears every time it listens (again).
    */
   listen(channel: string, onNotify: Listener, onListening?: () => void): Promise<() => Promise<void>>;
+  /**
+   * The daemon's: on the embedded database, keep its server up (started again when it is gone) and
+   * let no command's exit stop it. Nothing to do on a server DATABASE_URL names.
+   */
+  keepServerUp(events: KeepUpEvents): void;
   /** The names of the columns a query returns, without running it (a header for an empty result). */
   columnsOf(query: string): Promise<string[]>;
   close(): Promise<void>;
@@ -68,6 +79,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
     await sql`select 1`.execute(handle.db);
   } catch (error) {
     await handle.close().catch(() => undefined);
+    if (error instanceof RunError) throw error; // the embedded server could not be started again
     throw new RunError(`cannot connect to ${location}: ${scrub(errorMessage(error))}`);
   }
   return handle;
@@ -116,8 +128,9 @@ function openPostgres(
     },
   };
   const client = typeof target === 'string' ? postgres(target, poolOptions) : postgres({ ...target, ...poolOptions });
+  const pool = server ? reattachingOnFailure(client, server) : client;
   const db = new Kysely<Database>({
-    dialect: new PostgresJSDialect({ postgres: preparingStatements(client, options.readOnly === true) }),
+    dialect: new PostgresJSDialect({ postgres: preparingStatements(pool, options.readOnly === true) }),
   });
   return {
     db,
@@ -126,6 +139,9 @@ function openPostgres(
     schema: options.schema,
     listen(channel, onNotify, onListening) {
       return listenResiliently(target, channel, onNotify, { connection: connectionOptions, onListening });
+    },
+    keepServerUp(events) {
+      server?.keepUp(events);
     },
     async columnsOf(query) {
       const described = await client.unsafe(query).describe();
@@ -138,6 +154,34 @@ function openPostgres(
       await server?.release();
     },
   };
+}
+
+/** Tries at making a pool connection while the embedded server is shutting down, starting or gone. */
+const RESERVE_ATTEMPTS = 5;
+
+/**
+ * Kysely takes a connection (`reserve`) for every query. On the embedded server, one that cannot be
+ * made because the server is shutting down (another command's exit), starting up or gone (killed)
+ * waits for it, starts it again and tries again: commands that overlap never fail for that, and the
+ * daemon's pool comes back by itself. Once the pool has a connection, the one held since attaching
+ * is closed (see `EmbeddedServer.attached`).
+ */
+function reattachingOnFailure(client: postgres.Sql, server: EmbeddedServer): postgres.Sql {
+  const reserve = async () => {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const reserved = await client.reserve();
+        await server.attached();
+        return reserved;
+      } catch (error) {
+        if (!isServerAway(error) || attempt >= RESERVE_ATTEMPTS) throw error;
+        await server.reattach(error);
+      }
+    }
+  };
+  return new Proxy(client, {
+    get: (target, property, receiver) => (property === 'reserve' ? reserve : Reflect.get(target, property, receiver)),
+  });
 }
 
 /**

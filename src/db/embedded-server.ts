@@ -9,9 +9,14 @@
  *   both end up on the one that won the pid file.
  * - **Who starts and stops it**: the first command that needs it starts it, detached, so Ctrl-C in
  *   a terminal does not reach it. Every command, when it is done, asks the server for a smart
- *   shutdown if no other client is connected: the last one out turns off the light, whoever started
- *   it, so a server left by a killed command is stopped by the next one. The daemon is always
- *   connected, so it keeps the server up. A command that arrives while it shuts down starts it again.
+ *   shutdown if no other client is connected and no daemon uses it: the last one out turns off the
+ *   light, whoever started it, so a server left by a killed command is stopped by the next one. A
+ *   command holds its first connection until its pool has one, so it counts as a client throughout;
+ *   one that still meets a server shutting down (its first connection, or its pool's) waits for it
+ *   to stop and starts it again. A daemon marks the directory as used (a file named by its pid in
+ *   `invoice-mirror-daemons/`), so no command's exit stops its server, and starts the server again
+ *   whenever it is gone (killed, as the OOM killer would, or crashed): its pool and listener
+ *   reconnect by themselves.
  * - **Where it listens**: a Unix socket in the data directory (in a directory under the system's
  *   temporary directory when that path is too long for a socket), never TCP; only users who can
  *   reach the directory can connect, so trust authentication is safe. On Windows, which has no such
@@ -33,12 +38,14 @@ import {
   mkdirSync,
   openSync,
   readFileSync,
+  readdirSync,
   renameSync,
   rmSync,
   statSync,
   symlinkSync,
   chownSync,
   lstatSync,
+  writeFileSync,
 } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir, userInfo } from 'node:os';
@@ -63,10 +70,34 @@ export interface EmbeddedServer {
   /** The absolute path of the data directory. */
   dataDir: string;
   connection: ServerConnection;
-  /** Stops the server (smart shutdown) when no other client is connected; never throws. */
+  /**
+   * The pool has a connection of its own: closes the one that held the server for this process
+   * since attaching, so that no other command's exit stopped it in between.
+   */
+  attached(): Promise<void>;
+  /**
+   * After a failed connection (see `isServerAway`): waits for a server that is shutting down to
+   * stop, starts it again and connects; several callers at once share one attempt.
+   */
+  reattach(cause?: unknown): Promise<void>;
+  /**
+   * For the daemon: marks the directory as used by this process, so that no command's exit stops
+   * the server, and starts the server again whenever it is gone (killed, crashed, stopped).
+   */
+  keepUp(events: KeepUpEvents): void;
+  /** Stops the server (smart shutdown) when no other client is connected and no daemon uses it; never throws. */
   release(): Promise<void>;
   /** Stops the server now, disconnecting every client (tests and their throwaway servers). */
   stop(): Promise<void>;
+}
+
+export interface KeepUpEvents {
+  /** The server does not answer (why); starting it again. */
+  restarting(reason: string): void;
+  /** It answers again. */
+  back(): void;
+  /** Starting it again failed; the next check tries again. */
+  failed(error: unknown): void;
 }
 
 export interface AttachOptions {
@@ -98,45 +129,214 @@ export async function attachEmbeddedServer(dir: string, options: AttachOptions):
       `the embedded database in ${dataDir} is PostgreSQL ${version} (an earlier version of invoice-mirror, which used PGlite); this version runs PostgreSQL ${MAJOR}: move that directory aside and run 'invoice-mirror backfill' to rebuild the mirror`,
     );
   }
-  // A command that arrives while the server shuts down waits for it to stop, then starts it again.
-  for (let attempt = 1; ; attempt++) {
+  return new Attachment(dataDir, runAs, options, await reach(dataDir, runAs, options));
+}
+
+/** The SQLSTATEs and socket errors of a server that is shutting down, starting up or gone. */
+const AWAY = new Set(['57P01', '57P02', '57P03', 'ECONNREFUSED', 'ENOENT', 'ECONNRESET', 'EPIPE', 'CONNECTION_CLOSED']);
+
+/** Whether a failed connection means the server is shutting down, starting up or gone (`reattach` helps). */
+export function isServerAway(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && AWAY.has(code);
+}
+
+interface StartOptions extends AttachOptions {
+  /** The port a server started again must use: the pool and listener of this process connect there. */
+  port?: number;
+}
+
+interface Reached {
+  connection: ServerConnection;
+  /** A connection held open, so that this process counts as a client until its pool has one. */
+  hold: postgres.Sql;
+}
+
+/**
+ * Starts the server unless it runs, and connects. A server that is shutting down (another
+ * command's exit) or gone is waited for and started again, as often as that happens within 60 s.
+ */
+async function reach(dataDir: string, runAs: RunAs | undefined, options: StartOptions): Promise<Reached> {
+  const end = Date.now() + START_TIMEOUT_MS;
+  for (;;) {
     const connection = await ensureRunning(dataDir, runAs, options);
     try {
-      await probe(connection);
-      return handleFor(dataDir, connection);
+      return { connection, hold: await holdConnection(connection) };
     } catch (error) {
-      if (attempt >= 3)
+      if (!isServerAway(error) || Date.now() > end)
         throw new RunError(`cannot connect to the embedded database in ${dataDir}: ${errorMessage(error)}`);
-      await waitUntilStopped(dataDir);
+      // Next time round, ensureRunning waits for a server that is stopping and starts it again.
+      await sleep(50);
     }
   }
 }
 
-function handleFor(dataDir: string, connection: ServerConnection): EmbeddedServer {
-  return {
-    dataDir,
-    connection,
-    async release() {
-      try {
-        const client = postgres({ ...connection, max: 1, onnotice: () => undefined, connect_timeout: 5 });
-        try {
-          const [row] = await client<{ others: number }[]>`
-            select count(*)::int as others from pg_stat_activity
-            where backend_type = 'client backend' and pid <> pg_backend_pid()`;
-          // Smart shutdown: a client that connected since keeps its session until it is done.
-          if (row?.others === 0) signalServer(dataDir, 'SIGTERM');
-        } finally {
-          await client.end({ timeout: 1 });
-        }
-      } catch {
-        // Already stopping or gone: nothing to do.
+/** How often a daemon looks whether its server is still there. */
+const WATCH_MS = 1000;
+/** Where daemons mark that they use the server: one file per daemon, named by its pid. */
+const DAEMONS = 'invoice-mirror-daemons';
+
+/** This process's use of the server: the connection held while attaching, restarts, a daemon's watch. */
+class Attachment implements EmbeddedServer {
+  readonly connection: ServerConnection;
+  private hold: postgres.Sql | undefined;
+  private reattaching: Promise<void> | undefined;
+  private watch: NodeJS.Timeout | undefined;
+  private marker: string | undefined;
+  private events: KeepUpEvents | undefined;
+
+  constructor(
+    readonly dataDir: string,
+    private readonly runAs: RunAs | undefined,
+    private readonly options: StartOptions,
+    reached: Reached,
+  ) {
+    this.connection = reached.connection;
+    this.hold = reached.hold;
+  }
+
+  async attached(): Promise<void> {
+    const hold = this.hold;
+    this.hold = undefined;
+    await hold?.end({ timeout: 1 }).catch(() => undefined);
+  }
+
+  reattach(cause?: unknown): Promise<void> {
+    this.reattaching ??= this.reachAgain(cause).finally(() => {
+      this.reattaching = undefined;
+    });
+    return this.reattaching;
+  }
+
+  private async reachAgain(cause: unknown): Promise<void> {
+    this.events?.restarting(cause === undefined ? 'its server process is gone' : errorMessage(cause));
+    // Our own session would keep a server in smart shutdown from ever stopping.
+    await this.attached();
+    try {
+      const reached = await reach(this.dataDir, this.runAs, { ...this.options, port: this.connection.port });
+      if (reached.connection.port !== this.connection.port) {
+        // Windows only (a free TCP port per start): this process's pool cannot follow it there.
+        await reached.hold.end({ timeout: 1 }).catch(() => undefined);
+        throw new RunError(
+          `the embedded database in ${this.dataDir} was started again on port ${reached.connection.port} by another process; run this command again`,
+        );
       }
-    },
-    async stop() {
-      signalServer(dataDir, 'SIGINT');
-      await waitUntilStopped(dataDir);
-    },
-  };
+      this.hold = reached.hold;
+      this.events?.back();
+    } catch (error) {
+      this.events?.failed(error);
+      throw error;
+    }
+  }
+
+  keepUp(events: KeepUpEvents): void {
+    this.events = events;
+    this.marker = markDaemon(this.dataDir);
+    this.watch = setInterval(() => {
+      if (!this.reattaching && serverGone(this.dataDir)) this.reattach().catch(() => undefined);
+    }, WATCH_MS);
+    this.watch.unref();
+  }
+
+  async release(): Promise<void> {
+    await this.detach();
+    if (daemonUses(this.dataDir)) return;
+    try {
+      const client = postgres({
+        ...this.connection,
+        max: 1,
+        onnotice: () => undefined,
+        connect_timeout: 5,
+        connection: { application_name: RELEASING },
+      });
+      try {
+        // Other commands checking at this moment are leaving too: they do not keep it up.
+        const [row] = await client<{ others: number }[]>`
+          select count(*)::int as others from pg_stat_activity
+          where backend_type = 'client backend' and pid <> pg_backend_pid()
+            and application_name is distinct from ${RELEASING}`;
+        // Smart shutdown: a client that connected since keeps its session until it is done.
+        if (row?.others === 0) signalServer(this.dataDir, 'SIGTERM');
+      } finally {
+        await client.end({ timeout: 1 });
+      }
+    } catch {
+      // Already stopping or gone: nothing to do.
+    }
+  }
+
+  async stop(): Promise<void> {
+    await this.detach();
+    signalServer(this.dataDir, 'SIGINT');
+    await waitUntilStopped(this.dataDir);
+  }
+
+  /** Stops watching, closes the held connection and takes the daemon's mark away. */
+  private async detach(): Promise<void> {
+    clearInterval(this.watch);
+    this.events = undefined;
+    await this.reattaching?.catch(() => undefined);
+    await this.attached();
+    if (this.marker) rmSync(this.marker, { force: true });
+  }
+}
+
+/** The application_name of the connection that asks whether the server can stop. */
+const RELEASING = 'invoice-mirror releasing';
+
+/** Connects and keeps the connection open (see `Reached.hold`). */
+async function holdConnection(connection: ServerConnection): Promise<postgres.Sql> {
+  const client = postgres({
+    ...connection,
+    max: 1,
+    onnotice: () => undefined,
+    connect_timeout: 10,
+    connection: { application_name: 'invoice-mirror' },
+  });
+  try {
+    await client`select 1`;
+    return client;
+  } catch (error) {
+    await client.end({ timeout: 1 }).catch(() => undefined);
+    throw error;
+  }
+}
+
+/** Marks the directory as used by this daemon; the mark goes when the process does. */
+function markDaemon(dataDir: string): string {
+  const marker = join(dataDir, DAEMONS, String(process.pid));
+  try {
+    mkdirSync(join(dataDir, DAEMONS), { recursive: true });
+    writeFileSync(marker, '');
+  } catch (error) {
+    throw new RunError(
+      `cannot mark the embedded database in ${dataDir} as used by this daemon (${(error as NodeJS.ErrnoException).code ?? errorMessage(error)}); run the daemon as the user that owns that directory`,
+    );
+  }
+  process.once('exit', () => rmSync(marker, { force: true }));
+  return marker;
+}
+
+/** Whether a live daemon uses the directory; marks of dead ones (killed daemons) are cleared. */
+function daemonUses(dataDir: string): boolean {
+  let pids: string[];
+  try {
+    pids = readdirSync(join(dataDir, DAEMONS));
+  } catch {
+    return false;
+  }
+  let used = false;
+  for (const pid of pids) {
+    if (alive(Number(pid))) used = true;
+    else rmSync(join(dataDir, DAEMONS, pid), { force: true });
+  }
+  return used;
+}
+
+/** No server runs on the directory: no pid file, or its process is dead (killed, crashed). */
+function serverGone(dataDir: string): boolean {
+  const pidFile = readPidFile(dataDir);
+  return !pidFile || !alive(pidFile.pid);
 }
 
 /** The lines of `postmaster.pid` we use: pid, port, socket directory, status. */
@@ -185,14 +385,14 @@ function connectionOf(pidFile: NonNullable<ReturnType<typeof readPidFile>>): Ser
   return { host, port: pidFile.port, user: 'postgres', database: 'postgres' };
 }
 
-async function ensureRunning(dataDir: string, runAs: RunAs | undefined, options: AttachOptions) {
+async function ensureRunning(dataDir: string, runAs: RunAs | undefined, options: StartOptions) {
   const current = readPidFile(dataDir);
   if (current && alive(current.pid)) {
     if (current.status === 'stopping') await waitUntilStopped(dataDir);
     else return waitUntilReady(dataDir, undefined);
   }
   const binaries = await postgresBinaries(runAs);
-  const port = options.tcpPort ?? (process.platform === 'win32' ? await freePort() : SOCKET_PORT);
+  const port = options.port ?? options.tcpPort ?? (process.platform === 'win32' ? await freePort() : SOCKET_PORT);
   const listen = process.platform === 'win32' || options.tcpPort ? '127.0.0.1' : '';
   const settings = [
     `listen_addresses=${listen}`,
@@ -247,16 +447,6 @@ function lastLogLine(dataDir: string): string {
     return (errors.at(-1) ?? lines.at(-1) ?? 'no log').trim();
   } catch {
     return 'no log';
-  }
-}
-
-/** Connects once, so a server that is shutting down is noticed before the pool is made. */
-async function probe(connection: ServerConnection): Promise<void> {
-  const client = postgres({ ...connection, max: 1, onnotice: () => undefined, connect_timeout: 10 });
-  try {
-    await client`select 1`;
-  } finally {
-    await client.end({ timeout: 1 }).catch(() => undefined);
   }
 }
 
