@@ -10,16 +10,15 @@
  */
 import type { Server } from 'node:http';
 import cron from 'node-cron';
-import { sql } from 'kysely';
 import { secondsSinceLastPullStarted } from '../db/index.js';
-import { syncDeps, type App } from '../app.js';
+import type { App } from '../app.js';
 import { createApiClient } from '../service-client.js';
 import { errorMessage } from '../errors.js';
 import { JobRunner } from '../jobs/index.js';
 import { logger } from '../log.js';
-import { runSync, SyncBusyError } from '../sync/index.js';
 import { stallProblems, startHealthServer } from './health.js';
 import { guardedSchedule } from './schedule.js';
+import { SyncDriver } from './sync-driver.js';
 import { DaemonMetrics } from './metrics.js';
 import { packageVersion } from '../version.js';
 import { checkConsoleAccess, consoleListener } from '../console/index.js';
@@ -40,9 +39,6 @@ function schedulePeriodMs(expression: string): number {
   return first && second ? second.getTime() - first.getTime() : 15 * 60_000;
 }
 
-/** How often the daemon asks whether the database answers again after a sync lost it. */
-const CATCH_UP_RETRY_MS = 2000;
-
 export async function startDaemon(app: App): Promise<DaemonHandle> {
   const { config, database } = app;
   if (config.console.inDaemon) checkConsoleAccess(config.health.host, config.console, 'HEALTH_HOST (CONSOLE is on)');
@@ -61,49 +57,9 @@ export async function startDaemon(app: App): Promise<DaemonHandle> {
   runner.on('finished', (job) => metrics.recordJob(job));
   const periodMs = schedulePeriodMs(config.syncCron);
   const startedAt = performance.now();
-  const stopSync = new AbortController();
-  let currentSync: Promise<void> | null = null;
-  let stopping = false;
+  const pulls = new SyncDriver(app, client, metrics, log);
 
-  const syncOnce = (reason: string): Promise<void> => {
-    if (currentSync || stopping) {
-      if (currentSync) log.info({ reason }, 'sync skipped: the previous one is still running');
-      return currentSync ?? Promise.resolve();
-    }
-    const began = performance.now();
-    currentSync = runSync(syncDeps(app, client, [], 'daemon'), { kind: 'sync', signal: stopSync.signal })
-      .then((outcome) => metrics.recordSync('sync', performance.now() - began, outcome))
-      .catch((error: unknown) => {
-        if (error instanceof SyncBusyError) log.info('sync skipped: another process is running one');
-        else {
-          log.error({ error: errorMessage(error) }, 'sync failed');
-          syncWhenDatabaseAnswers();
-        }
-      })
-      .finally(() => {
-        currentSync = null;
-      });
-    return currentSync;
-  };
-
-  // A sync that threw lost its database (a restart, a full disk): pull again as soon as the
-  // database answers, rather than leave the mirror stale and health failed until the next period.
-  let catchUp: NodeJS.Timeout | undefined;
-  const syncWhenDatabaseAnswers = (): void => {
-    if (stopping || catchUp) return;
-    catchUp = setTimeout(async () => {
-      catchUp = undefined;
-      if (stopping) return;
-      const answers = await sql`select 1`.execute(database.db).then(
-        () => true,
-        () => false,
-      );
-      if (answers) void syncOnce('the database answers again');
-      else syncWhenDatabaseAnswers();
-    }, CATCH_UP_RETRY_MS);
-  };
-
-  const schedule = guardedSchedule(config.syncCron, () => void syncOnce('schedule'), log);
+  const schedule = guardedSchedule(config.syncCron, () => void pulls.sync('schedule'), log);
 
   let server: Server;
   try {
@@ -133,7 +89,7 @@ export async function startDaemon(app: App): Promise<DaemonHandle> {
 
   // Pull at once when the mirror is empty or its last pull is older than one period.
   const lastAgeSeconds = await secondsSinceLastPullStarted(database.db);
-  if (lastAgeSeconds === null || lastAgeSeconds * 1000 > periodMs) void syncOnce('start');
+  if (lastAgeSeconds === null || lastAgeSeconds * 1000 > periodMs) void pulls.sync('start');
   log.info({ schedule: config.syncCron, healthUrl, periodSeconds: periodMs / 1000 }, 'daemon started');
 
   let resolveStopped!: (code: number) => void;
@@ -142,12 +98,9 @@ export async function startDaemon(app: App): Promise<DaemonHandle> {
 
   const stop = (reason: string): Promise<number> => {
     stopPromise ??= (async () => {
-      stopping = true;
       log.info({ reason }, 'daemon stopping: finishing the current job and page');
       await schedule.stop();
-      stopSync.abort();
-      clearTimeout(catchUp);
-      const finished = Promise.all([runner.stop(), currentSync ?? Promise.resolve()]).then(() => true);
+      const finished = Promise.all([runner.stop(), pulls.stop()]).then(() => true);
       const timedOut = new Promise<false>((resolve) =>
         setTimeout(() => resolve(false), config.shutdownTimeoutMs).unref(),
       );
