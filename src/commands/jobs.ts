@@ -55,6 +55,16 @@ function sendStates(kind: string, payload: unknown, result: unknown): [string, n
 }
 
 export function registerJobsCommands(jobs: Command): void {
+  registerAdd(jobs);
+  registerList(jobs);
+  registerShow(jobs);
+  registerRetry(jobs);
+  registerCancel(jobs);
+  registerRun(jobs);
+}
+
+/** `jobs add KIND JSON`: validate and queue. */
+function registerAdd(jobs: Command): void {
   jobs
     .command('add')
     .description('validate a job and queue it; prints its id')
@@ -88,7 +98,10 @@ export function registerJobsCommands(jobs: Command): void {
         }
       }),
     );
+}
 
+/** `jobs list`: the newest jobs. */
+function registerList(jobs: Command): void {
   jobs
     .command('list')
     .description('the newest jobs, optionally of one status')
@@ -112,7 +125,10 @@ export function registerJobsCommands(jobs: Command): void {
         process.stdout.write(formatRows(rows as unknown as Record<string, unknown>[], options.format, columns));
       }),
     );
+}
 
+/** `jobs show ID`: everything about one job. */
+function registerShow(jobs: Command): void {
   jobs
     .command('show')
     .description('everything about one job: payload, result, every failed attempt')
@@ -143,7 +159,10 @@ export function registerJobsCommands(jobs: Command): void {
         process.stdout.write(`${lines.join('\n')}\n`);
       }),
     );
+}
 
+/** `jobs retry ID`: queue again, with a person's decisions about calls of unknown outcome. */
+function registerRetry(jobs: Command): void {
   jobs
     .command('retry')
     .description(
@@ -166,7 +185,10 @@ export function registerJobsCommands(jobs: Command): void {
         process.stdout.write(status === 'succeeded' ? `job ${id} marked succeeded\n` : `job ${id} queued\n`);
       }),
     );
+}
 
+/** `jobs cancel ID`. */
+function registerCancel(jobs: Command): void {
   jobs
     .command('cancel')
     .description('cancel a queued or interrupted job')
@@ -177,7 +199,10 @@ export function registerJobsCommands(jobs: Command): void {
         process.stdout.write(`job ${id} cancelled\n`);
       }),
     );
+}
 
+/** `jobs run`: drain the queue and exit. */
+function registerRun(jobs: Command): void {
   jobs
     .command('run')
     .description(
