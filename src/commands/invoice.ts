@@ -5,7 +5,7 @@
 import { writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { RunError, UsageError } from '../errors.js';
-import { addJob } from '../jobs/index.js';
+import { addJob, PrecheckError } from '../jobs/index.js';
 import { positiveInteger, withApp } from './context.js';
 
 export function registerInvoiceCommand(invoice: Command): void {
@@ -28,6 +28,9 @@ export function registerInvoiceCommand(invoice: Command): void {
             payload: { id },
             idempotencyKey: `fetch_invoice_pdf:${id}`,
             maxAttempts: app.config.jobs.maxAttempts,
+          }).catch((error: unknown) => {
+            if (error instanceof PrecheckError) throw new RunError(`${error.message}; nothing queued`);
+            throw error;
           });
           const job = await db
             .selectFrom('jobs')

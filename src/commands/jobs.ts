@@ -3,7 +3,7 @@
  */
 import type { Command } from 'commander';
 import { createApiClient } from '../service-client.js';
-import { UsageError, errorMessage } from '../errors.js';
+import { RunError, UsageError, errorMessage } from '../errors.js';
 import { OUTPUT_FORMATS, formatRows, type OutputFormat } from '../format.js';
 import { logger } from '../log.js';
 import {
@@ -13,6 +13,7 @@ import {
   KINDS,
   kindNamed,
   PayloadError,
+  PrecheckError,
   addJob,
   cancelJob,
   getJob,
@@ -79,24 +80,36 @@ function registerAdd(jobs: Command): void {
       'attempts before the job fails (default: JOB_MAX_ATTEMPTS)',
       positiveInteger('--max-attempts', 1000),
     )
+    .option(
+      '--force',
+      'queue it even when the mirror shows it to be impossible (when the mirror is behind the service)',
+    )
     .addHelpText('after', kindHelp())
     .action(
-      withApp({}, async (app, kind: string, json: string, options: { key?: string; maxAttempts?: number }) => {
-        const payload = parseJson(json);
-        try {
-          const { id, created } = await addJob(app.database.db, {
-            kind,
-            payload,
-            idempotencyKey: options.key,
-            maxAttempts: options.maxAttempts ?? app.config.jobs.maxAttempts,
-          });
-          if (!created) process.stderr.write(`invoice-mirror: already queued as job ${id} (same idempotency key)\n`);
-          process.stdout.write(`${id}\n`);
-        } catch (error) {
-          if (error instanceof PayloadError) throw new UsageError(error.message);
-          throw error;
-        }
-      }),
+      withApp(
+        {},
+        async (app, kind: string, json: string, options: { key?: string; maxAttempts?: number; force?: boolean }) => {
+          const payload = parseJson(json);
+          try {
+            const { id, created } = await addJob(app.database.db, {
+              kind,
+              payload,
+              idempotencyKey: options.key,
+              maxAttempts: options.maxAttempts ?? app.config.jobs.maxAttempts,
+              force: options.force,
+            });
+            if (!created) process.stderr.write(`invoice-mirror: already queued as job ${id} (same idempotency key)\n`);
+            process.stdout.write(`${id}\n`);
+          } catch (error) {
+            if (error instanceof PayloadError) throw new UsageError(error.message);
+            if (error instanceof PrecheckError)
+              throw new RunError(
+                `${error.message}; nothing queued (--force queues it anyway, if the mirror is behind)`,
+              );
+            throw error;
+          }
+        },
+      ),
     );
 }
 

@@ -32,14 +32,19 @@ export interface NewJob {
   idempotencyKey?: string | null;
   maxAttempts?: number;
   runAfter?: Date;
+  /** Queue it even when the mirror shows it to be impossible (the mirror may be behind the service). */
+  force?: boolean;
 }
+
+/** A job as its pre-check sees it before it is queued: no attempt, nothing recorded. */
+const NOT_YET_RUN = { id: 0, attempts: 0, max_attempts: 1, result: null };
 
 /**
  * Validates the payload (PayloadError naming the field) and queues the job. With an idempotency
  * key that is already taken by the same action, returns that job (`created: false`).
  */
 export async function addJob(db: Kysely<Database>, job: NewJob): Promise<{ id: number; created: boolean }> {
-  parseJob(job.kind, job.payload);
+  const { kind, payload } = parseJob(job.kind, job.payload);
   const unstorable = unstorableValues(job.payload);
   if (unstorable.length > 0) {
     const [first] = unstorable;
@@ -53,6 +58,8 @@ export async function addJob(db: Kysely<Database>, job: NewJob): Promise<{ id: n
     unstorableValues(job.idempotencyKey).length > 0
   )
     throw new PayloadError('--key: holds a character Postgres cannot store (NUL or half a surrogate pair)');
+  // What the mirror already shows to be impossible is refused now, with the reason the runner would give.
+  if (!job.force) await kind.precheck?.(db, payload, { ...NOT_YET_RUN, kind: job.kind, payload });
   const key = job.idempotencyKey ?? null;
   const inserted = await db
     .insertInto('jobs')

@@ -59,17 +59,14 @@ describe('invoice pdf', () => {
     expect(printed.stdout).toBe(expected.toString('utf8'));
   });
 
-  it('an unknown invoice fails the fetch before any call', async () => {
-    const first = await runCli(['invoice', 'pdf', '999999'], { env: cliEnv() });
-    const jobId = Number(/job (\d+)/.exec(first.stderr)![1]);
+  it('an unknown invoice is refused before anything is queued or called', async () => {
+    const { handle } = env.database.current;
+    const jobsBefore = (await handle.db.selectFrom('jobs').select('id').execute()).length;
     env.box.sandbox.clearCalls();
-    await env.runner().runUntilEmpty();
-    const job = await jobRow(env.database.current.handle, jobId);
-    expect(job.status).toBe('failed');
-    expect(job.last_error).toContain('invoice 999999 is not in the mirror');
+    const first = await runCli(['invoice', 'pdf', '999999'], { env: cliEnv() });
+    expect(first.code).toBe(1);
+    expect(first.stderr).toMatch(/^invoice-mirror: invoice 999999 is not in the mirror .*; nothing queued\n$/);
+    expect((await handle.db.selectFrom('jobs').select('id').execute()).length).toBe(jobsBefore);
     expect(env.box.sandbox.calls).toHaveLength(0);
-    const after = await runCli(['invoice', 'pdf', '999999'], { env: cliEnv() });
-    expect(after.stderr).toContain(`job ${jobId} (fetch_invoice_pdf) ended failed`);
-    expect(after.stderr).toContain(`invoice-mirror jobs retry ${jobId}`);
   });
 });

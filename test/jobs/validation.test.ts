@@ -5,9 +5,11 @@
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { addJob, parseJob, PayloadError } from '../../src/jobs/index.js';
+import { runCli } from '../support/cli.js';
 import { insertJob, jobRow, useJobsEnv } from './helpers.js';
 
 const env = useJobsEnv();
+const cliEnv = () => ({ ...env.database.current.env, INVOICING_API_URL: env.box.sandbox.url });
 
 /** Queues the jobs, runs them, and checks each failed at once, with no call to the service. */
 async function expectFailedWithoutCalls(jobs: Array<{ id: number; error: string | RegExp }>) {
@@ -238,5 +240,29 @@ describe('checks against the mirror before any call', () => {
     ]);
     // Nothing was sent: every saved invoice of the first job is still there.
     for (const id of [1, 2, 3, 4, 6]) expect(env.box.sandbox.store.get('saved_invoices', id)).toBeDefined();
+  });
+
+  it('are made when a job is queued too: refused with the same reason, nothing queued; --force queues it anyway', async () => {
+    const { db } = env.database.current.handle;
+    const draft = 8;
+    const approval = { id: draft, name: 'X', date: '2026-10-30', comments: '' };
+    const reason = `quotation ${draft} is a draft (not sent); only a sent quotation can be approved. Send it first (send_quotation)`;
+    const count = async () => Number((await sql<{ n: string }>`select count(*) as n from jobs`.execute(db)).rows[0]!.n);
+    const before = await count();
+    await expect(addJob(db, { kind: 'approve_quotation', payload: approval })).rejects.toThrow(reason);
+    expect(await count()).toBe(before);
+
+    const cli = await runCli(['jobs', 'add', 'approve_quotation', JSON.stringify(approval)], { env: cliEnv() });
+    expect(cli).toMatchObject({
+      code: 1,
+      stderr: `invoice-mirror: ${reason}; nothing queued (--force queues it anyway, if the mirror is behind)\n`,
+    });
+    expect(await count()).toBe(before);
+
+    const forced = await runCli(['jobs', 'add', 'approve_quotation', JSON.stringify(approval), '--force'], {
+      env: cliEnv(),
+    });
+    expect(forced.code).toBe(0);
+    await expectFailedWithoutCalls([{ id: Number(forced.stdout.trim()), error: reason }]);
   });
 });

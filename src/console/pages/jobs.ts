@@ -18,6 +18,7 @@ import {
   KINDS,
   listJobs,
   PayloadError,
+  PrecheckError,
   payloadTemplate,
   retryJob,
   type JobStatus,
@@ -161,7 +162,8 @@ export function jobRoutes(app: Hono, db: Kysely<Database>, defaults: { maxAttemp
       const { id } = await addJob(db, { kind, payload: parsed.payload, maxAttempts: defaults.maxAttempts });
       return c.redirect(`/jobs/${id}`, 303);
     } catch (error) {
-      if (error instanceof PayloadError) return c.html(newJobPage({ kind, payload: payloadText }, error.message), 400);
+      if (error instanceof PayloadError || error instanceof PrecheckError)
+        return c.html(newJobPage({ kind, payload: payloadText }, error.message), 400);
       throw error;
     }
   });
