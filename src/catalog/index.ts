@@ -27,6 +27,7 @@ export {
 } from './define.js';
 export { LINE_COLUMNS, type DocumentLinesTable } from './document-lines.js';
 export { FREQUENCIES } from './repeating-invoices.js';
+export { invoiceIsOpen, invoiceOpenSql, isWrittenOff } from './invoice-open.js';
 export * from './enumerations.js';
 export { REPORTS, REPORT_FUNCTIONS, findReport, type Report } from './reports.js';
 export { JOB_KIND_NAMES, type JobKindName } from './job-kinds.js';

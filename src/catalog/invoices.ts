@@ -4,6 +4,7 @@
  * `document_lines`. `id` and `invoicenr` are different things; single reads accept either.
  */
 import { defineEntity, field } from './define.js';
+import { invoiceOpenSql } from './invoice-open.js';
 import { discountAndCondition, profile } from './shared.js';
 
 export const invoices = defineEntity({
@@ -19,7 +20,7 @@ export const invoices = defineEntity({
     changingFilter: { filter: 'open' },
     // Open and not written off: what payments and reminders still change. An invoice paid too
     // much, or written off, changes rarely; the reconciling pull catches it.
-    changingInMirror: "open > 0 and coalesce(uncollectible, '') in ('', '0', 'false')",
+    changingInMirror: invoiceOpenSql('open', 'uncollectible'),
   },
   fields: {
     id: field.key('invoice id (not the invoice number)'),

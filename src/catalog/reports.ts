@@ -12,6 +12,8 @@
  * its oracle in test/reports/expected.ts. A view's columns may be appended to in place; renaming
  * or removing one needs the views other people built on it dropped first (migrate says which).
  */
+import { invoiceOpenSql } from './invoice-open.js';
+
 export interface Report {
   /** The view's name, and what to type after `invoice-mirror report` (also with `-` for `_`). */
   readonly name: string;
@@ -40,7 +42,7 @@ export interface ReportChart {
 export const REPORT_FUNCTIONS: readonly string[] = [
   `
     create or replace function invoice_is_open(open numeric, uncollectible text) returns boolean language sql immutable as $$
-      select coalesce(open, 0) > 0 and coalesce(uncollectible, '') in ('', '0', 'false')
+      select ${invoiceOpenSql('open', 'uncollectible')}
     $$
   `,
   `

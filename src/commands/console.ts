@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { createServer } from 'node:http';
 import { checkConsoleAccess, consoleListener, listen } from '../console/index.js';
+import { schedulePeriodMs } from '../daemon/schedule.js';
 import { onStopSignals, positiveInteger, withApp } from './context.js';
 
 /** `invoice-mirror console`: the web console on its own, until Ctrl-C. */
@@ -20,6 +21,7 @@ export function registerConsoleCommand(command: Command): void {
             db: app.database.db,
             settings: app.config.console,
             maxAttempts: app.config.jobs.maxAttempts,
+            attention: () => ({ periodMs: schedulePeriodMs(app.config.syncCron) }),
           }),
         );
         await listen(server, options.host, options.port, '--port');

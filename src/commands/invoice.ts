@@ -5,7 +5,8 @@
 import { writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { RunError, UsageError } from '../errors.js';
-import { addJob, PrecheckError } from '../jobs/index.js';
+import { archivedPdf } from '../db/index.js';
+import { addJob, getJob, PrecheckError } from '../jobs/index.js';
 import { positiveInteger, withApp } from './context.js';
 
 export function registerInvoiceCommand(invoice: Command): void {
@@ -17,11 +18,7 @@ export function registerInvoiceCommand(invoice: Command): void {
     .action(
       withApp({}, async (app, id: number, options: { out?: string }) => {
         const { db } = app.database;
-        const archived = await db
-          .selectFrom('invoice_pdfs')
-          .select(['pdf', 'size_bytes', 'sha256', 'fetched_at'])
-          .where('invoice_id', '=', id)
-          .executeTakeFirst();
+        const archived = await archivedPdf(db, id);
         if (!archived) {
           const { id: jobId } = await addJob(db, {
             kind: 'fetch_invoice_pdf',
@@ -32,11 +29,7 @@ export function registerInvoiceCommand(invoice: Command): void {
             if (error instanceof PrecheckError) throw new RunError(`${error.message}; nothing queued`);
             throw error;
           });
-          const job = await db
-            .selectFrom('jobs')
-            .select(['status', 'last_error'])
-            .where('id', '=', jobId)
-            .executeTakeFirstOrThrow();
+          const job = await getJob(db, jobId);
           const state =
             job.status === 'queued' || job.status === 'running'
               ? `job ${jobId} (fetch_invoice_pdf) is ${job.status}; it runs with 'invoice-mirror jobs run' or the daemon`

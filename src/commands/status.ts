@@ -1,7 +1,19 @@
 import type { Command } from 'commander';
-import { sql } from 'kysely';
 import { formatRows, plural, relativeTime } from '../format.js';
-import { countJobsByStatus, heldDeletes, lastRateLimit, mirrorCounts, recentRuns } from '../db/index.js';
+import {
+  attentionLine,
+  countJobsByStatus,
+  countRejectedValues,
+  firstRejectedValues,
+  HELD_DELETES_EXPLAINED,
+  heldDeletes,
+  heldDeletesAdvice,
+  lastRateLimit,
+  mirrorCounts,
+  needsAttention,
+  recentRuns,
+} from '../db/index.js';
+import { schedulePeriodMs } from '../daemon/schedule.js';
 import { withApp } from './context.js';
 
 export function registerStatusCommand(command: Command): void {
@@ -13,22 +25,20 @@ export function registerStatusCommand(command: Command): void {
       const queue = Object.entries(await countJobsByStatus(db)).map(([status, jobs]) => ({ status, jobs }));
       const rateLimit = await lastRateLimit(db);
       const held = await heldDeletes(db);
-      const { rows: rejected } = await sql<Record<string, unknown>>`
-          select entity, entity_id as id, field, action, value, reason, last_seen_at as seen_at
-          from rejected_values order by entity, entity_id, field limit 50`.execute(db);
-      const { rows: rejectedTotal } = await sql<{
-        n: number;
-      }>`select count(*)::int as n from rejected_values`.execute(db);
-      const rejectedCount = Number(rejectedTotal[0]?.n ?? 0);
+      const rejected = await firstRejectedValues(db, 50);
+      const rejectedCount = await countRejectedValues(db);
+      const attention = await needsAttention(db, { periodMs: schedulePeriodMs(app.config.syncCron) });
 
       if (options.json) {
         process.stdout.write(
-          `${JSON.stringify({ database: app.database.location, schema: app.config.schema, runs, mirror: counts, queue, rateLimit, heldDeletes: held, rejectedValues: { total: rejectedCount, first: rejected } }, null, 2)}\n`,
+          `${JSON.stringify({ database: app.database.location, schema: app.config.schema, runs, mirror: counts, queue, rateLimit, heldDeletes: held, rejectedValues: { total: rejectedCount, first: rejected }, attention }, null, 2)}\n`,
         );
         return;
       }
       const out = process.stdout;
       out.write(`Mirror in ${app.database.location}, schema ${app.config.schema}\n\n`);
+      if (attention.length > 0)
+        out.write(`Needs attention\n${attention.map((item) => `- ${attentionLine(item)}\n`).join('')}\n`);
       out.write('Last sync runs\n');
       // Ages for a person; --json keeps the timestamps.
       const shown = runs.map(({ started_at, ...run }) => ({
@@ -39,17 +49,12 @@ export function registerStatusCommand(command: Command): void {
       out.write(runs.length > 0 ? formatRows(shown, 'table') : '(none yet: run invoice-mirror backfill)\n');
       out.write(`\nMirror\n${formatRows(counts, 'table')}`);
       if (held.length > 0) {
-        out.write(
-          '\nHeld deletes: records missing from the service, not marked deleted because too many went at once\n',
-        );
+        out.write(`\nHeld deletes: ${HELD_DELETES_EXPLAINED}\n`);
         out.write(
           formatRows(
-            held.map((h) => ({ ...h, release: `invoice-mirror sync --allow-deletes ${h.entity}` })),
+            held.map((h) => ({ ...h, release: heldDeletesAdvice(h.entity) })),
             'table',
           ),
-        );
-        out.write(
-          'The next complete pull applies them if the records are still missing; --allow-deletes applies them now.\n',
         );
       }
       if (rejectedCount > 0) {

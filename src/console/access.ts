@@ -1,5 +1,5 @@
 /**
- * Who may use the console. On a loopback address anyone on this machine may (as with `psql` on a
+ * Who may use the console. On a loopback address anyone on this machine may (as with psql on a
  * local socket); on any other address the console refuses to start without a credential: Basic
  * auth (CONSOLE_USER, CONSOLE_PASSWORD), a bearer token (CONSOLE_TOKEN), or both.
  *

@@ -10,7 +10,7 @@ import { HTTPException } from 'hono/http-exception';
 import type { Kysely } from 'kysely';
 import type { RequestListener, Server } from 'node:http';
 import type { ConsoleSettings } from '../config.js';
-import type { Database } from '../db/index.js';
+import type { AttentionOptions, Database } from '../db/index.js';
 import { errorMessage, RunError } from '../errors.js';
 import { logger } from '../log.js';
 import { requireCredential } from './access.js';
@@ -29,6 +29,8 @@ export interface ConsoleDeps {
   settings: ConsoleSettings;
   /** Attempts of a job queued from the form (JOB_MAX_ATTEMPTS). */
   maxAttempts: number;
+  /** How the overview judges the pulls' ages (the sync schedule; the daemon's uptime when it serves the console). */
+  attention?: () => AttentionOptions;
 }
 
 export function createConsoleApp(deps: ConsoleDeps): Hono {
@@ -43,7 +45,7 @@ export function createConsoleApp(deps: ConsoleDeps): Hono {
     c.header('referrer-policy', 'same-origin');
   });
   serveAssets(app);
-  app.get('/', async (c) => c.html(await overviewPage(db)));
+  app.get('/', async (c) => c.html(await overviewPage(db, deps.attention?.())));
   jobRoutes(app, db, { maxAttempts: deps.maxAttempts });
   changeRoutes(app, db);
   recordRoutes(app, db);

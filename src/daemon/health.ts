@@ -7,9 +7,18 @@
  * daemon's own uptime from the monotonic clock: a stepped wall clock moves neither.
  */
 import { createServer, type RequestListener, type Server } from 'node:http';
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { GateStall } from '../api/gate.js';
-import { countJobsByStatus, heldDeletes, lastFinishedPull, lastSucceededPull, type Database } from '../db/index.js';
+import {
+  attentionLine,
+  countJobsByStatus,
+  lastFinishedPull,
+  lastSucceededPull,
+  needsAttention,
+  type AttentionItem,
+  type AttentionOptions,
+  type Database,
+} from '../db/index.js';
 import { errorMessage } from '../errors.js';
 import type { DaemonMetrics } from './metrics.js';
 import { listen } from '../console/index.js';
@@ -17,13 +26,15 @@ import { listen } from '../console/index.js';
 export interface HealthReport {
   status: 'ok' | 'unhealthy';
   problems: string[];
-  /** What a person should look at, though the mirror works: held deletes, values not stored as sent. */
+  /** What a person should look at, though the mirror works: held deletes, values not stored as sent, … with their remedies. */
   warnings: string[];
   heldDeletes: Record<string, number>;
   rejectedValues: number;
   database: 'ok' | string;
   lastSync: { id: number; kind: string; status: string; finishedAt: string | null; ageSeconds: number | null } | null;
   queue: Record<string, number>;
+  /** The whole attention list (problems and warnings above are its lines). */
+  attention: AttentionItem[];
 }
 
 /** How long a health check waits for the database: a probe must get its answer within a second. */
@@ -43,25 +54,28 @@ async function withinDeadline<T>(reading: Promise<T>): Promise<T> {
   }
 }
 
-type DatabaseState = Pick<HealthReport, 'lastSync' | 'queue' | 'heldDeletes' | 'rejectedValues' | 'warnings'>;
+type DatabaseState = Pick<
+  HealthReport,
+  'lastSync' | 'queue' | 'heldDeletes' | 'rejectedValues' | 'warnings' | 'problems' | 'attention'
+>;
 
-async function readDatabaseState(db: Kysely<Database>): Promise<DatabaseState> {
-  const state: DatabaseState = { lastSync: null, queue: {}, heldDeletes: {}, rejectedValues: 0, warnings: [] };
-  state.lastSync = await lastFinishedPull(db);
-  state.queue = await countJobsByStatus(db);
-  for (const held of await heldDeletes(db)) {
-    state.heldDeletes[held.entity] = held.held;
-    state.warnings.push(
-      `${held.held} deletes of ${held.entity} held (too many at once); release with: invoice-mirror sync --allow-deletes ${held.entity}`,
-    );
-  }
-  const { rows: rejected } = await sql<{ n: number }>`select count(*)::int as n from rejected_values`.execute(db);
-  state.rejectedValues = Number(rejected[0]?.n ?? 0);
-  if (state.rejectedValues > 0)
-    state.warnings.push(
-      `${state.rejectedValues} values not stored as sent; see invoice-mirror status or table rejected_values`,
-    );
-  return state;
+/** The attention list rendered as health: its health problems, its warnings, and the counts in the report. */
+async function readDatabaseState(db: Kysely<Database>, attention: AttentionOptions): Promise<DatabaseState> {
+  const [lastSync, queue, items] = await Promise.all([
+    lastFinishedPull(db),
+    countJobsByStatus(db),
+    needsAttention(db, attention),
+  ]);
+  const of = (kind: AttentionItem['kind']) => items.filter((item) => item.kind === kind);
+  return {
+    lastSync,
+    queue,
+    heldDeletes: Object.fromEntries(of('held_deletes').map((item) => [item.entity, item.count])),
+    rejectedValues: of('rejected_values')[0]?.count ?? 0,
+    problems: items.filter((item) => item.fails === 'health').map((item) => item.text),
+    warnings: items.filter((item) => item.fails === null).map(attentionLine),
+    attention: items,
+  };
 }
 
 export interface HealthOptions {
@@ -71,6 +85,11 @@ export interface HealthOptions {
   runnerTrouble?: () => { since: Date; error: string } | null;
   /** One line per part of the daemon that has made no progress for longer than it should (see stallProblems). */
   stalls?: () => string[];
+}
+
+/** How the attention list judges pulls for a daemon: against its schedule, and its uptime by the monotonic clock. */
+export function attentionOptions(options: Pick<HealthOptions, 'periodMs' | 'startedAt'>): AttentionOptions {
+  return { periodMs: options.periodMs, upForMs: performance.now() - options.startedAt };
 }
 
 /** One line for each stalled part: the gate's slot held too long in one step, the job runner's loop stuck. */
@@ -98,9 +117,11 @@ export async function checkHealth(db: Kysely<Database>, options: HealthOptions):
     database: 'ok',
     lastSync: null,
     queue: {},
+    attention: [],
   };
+  let state: DatabaseState | null = null;
   try {
-    Object.assign(report, await withinDeadline(readDatabaseState(db)));
+    state = await withinDeadline(readDatabaseState(db, attentionOptions(options)));
   } catch (error) {
     report.database = `error: ${errorMessage(error)}`;
     report.problems.push('the database does not answer');
@@ -111,15 +132,7 @@ export async function checkHealth(db: Kysely<Database>, options: HealthOptions):
       `the job runner cannot reach the database since ${trouble.since.toISOString()}: ${trouble.error}`,
     );
   report.problems.push(...(options.stalls?.() ?? []));
-  const staleAfterSeconds = (3 * options.periodMs) / 1000;
-  if (report.lastSync?.status === 'failed') report.problems.push(`the last sync (run ${report.lastSync.id}) failed`);
-  if (report.lastSync && report.lastSync.ageSeconds !== null && report.lastSync.ageSeconds > staleAfterSeconds) {
-    report.problems.push(
-      `the last sync finished ${report.lastSync.ageSeconds} s ago (more than three schedule periods)`,
-    );
-  }
-  if (!report.lastSync && performance.now() - options.startedAt > 3 * options.periodMs)
-    report.problems.push('no sync has finished yet');
+  if (state) Object.assign(report, { ...state, problems: [...report.problems, ...state.problems] });
   if (report.problems.length > 0) report.status = 'unhealthy';
   return report;
 }
@@ -141,16 +154,12 @@ export async function checkReadiness(
   options: Pick<HealthOptions, 'periodMs' | 'startedAt' | 'stalls'>,
 ): Promise<Readiness> {
   const readiness: Readiness = { ready: true, problems: [], lastSuccessAt: null };
-  const staleAfterMs = 3 * options.periodMs;
   try {
-    const last = await withinDeadline(lastSucceededPull(db));
+    const [last, items] = await withinDeadline(
+      Promise.all([lastSucceededPull(db), needsAttention(db, attentionOptions(options))]),
+    );
     readiness.lastSuccessAt = last?.at.toISOString() ?? null;
-    if (last && last.ageSeconds * 1000 > staleAfterMs)
-      readiness.problems.push(
-        `the mirror is stale: the last successful sync finished ${Math.round(last.ageSeconds)} s ago (more than three schedule periods)`,
-      );
-    if (!last && performance.now() - options.startedAt > staleAfterMs)
-      readiness.problems.push('no sync has succeeded in three schedule periods');
+    readiness.problems.push(...items.filter((item) => item.fails === 'readiness').map((item) => item.text));
   } catch (error) {
     readiness.problems.push(`the database does not answer: ${errorMessage(error)}`);
   }

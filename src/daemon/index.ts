@@ -9,15 +9,14 @@
  * exits at once; every write is transactional, so nothing is left half-done.
  */
 import type { Server } from 'node:http';
-import cron from 'node-cron';
 import { secondsSinceLastPullStarted } from '../db/index.js';
 import type { App } from '../app.js';
 import { createApiClient } from '../service-client.js';
 import { errorMessage } from '../errors.js';
 import { JobRunner } from '../jobs/index.js';
 import { logger } from '../log.js';
-import { stallProblems, startHealthServer } from './health.js';
-import { guardedSchedule } from './schedule.js';
+import { attentionOptions, stallProblems, startHealthServer } from './health.js';
+import { guardedSchedule, schedulePeriodMs } from './schedule.js';
 import { SyncDriver } from './sync-driver.js';
 import { DaemonMetrics } from './metrics.js';
 import { packageVersion } from '../version.js';
@@ -31,14 +30,6 @@ export interface DaemonHandle {
   stop(reason: string): Promise<number>;
 }
 
-/** The schedule's period: the time between its next two runs. */
-function schedulePeriodMs(expression: string): number {
-  const probe = cron.createTask(expression, () => undefined);
-  const [first, second] = probe.getNextRuns(2);
-  void probe.destroy();
-  return first && second ? second.getTime() - first.getTime() : 15 * 60_000;
-}
-
 export async function startDaemon(app: App): Promise<DaemonHandle> {
   const { config, database } = app;
   if (config.console.inDaemon) checkConsoleAccess(config.health.host, config.console, 'HEALTH_HOST (CONSOLE is on)');
@@ -50,13 +41,14 @@ export async function startDaemon(app: App): Promise<DaemonHandle> {
     failed: (error) =>
       log.error({ error: errorMessage(error) }, 'cannot start the embedded database again; trying again'),
   });
-  const metrics = new DaemonMetrics(database.db, packageVersion());
+  const periodMs = schedulePeriodMs(config.syncCron);
+  const startedAt = performance.now();
+  const attention = () => attentionOptions({ periodMs, startedAt });
+  const metrics = new DaemonMetrics(database.db, packageVersion(), attention);
   const client = createApiClient(app, { onAttempt: metrics.countAttempt });
   metrics.watch(client);
   const runner = new JobRunner({ database, client, config, logger });
   runner.on('finished', (job) => metrics.recordJob(job));
-  const periodMs = schedulePeriodMs(config.syncCron);
-  const startedAt = performance.now();
   const pulls = new SyncDriver(app, client, metrics, log);
 
   const schedule = guardedSchedule(config.syncCron, () => void pulls.sync('schedule'), log);
@@ -73,7 +65,12 @@ export async function startDaemon(app: App): Promise<DaemonHandle> {
       runnerTrouble: () => runner.trouble,
       stalls: () => stallProblems(client.stall, runner.stall),
       console: config.console.inDaemon
-        ? consoleListener({ db: database.db, settings: config.console, maxAttempts: config.jobs.maxAttempts })
+        ? consoleListener({
+            db: database.db,
+            settings: config.console,
+            maxAttempts: config.jobs.maxAttempts,
+            attention,
+          })
         : undefined,
     });
   } catch (error) {

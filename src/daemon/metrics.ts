@@ -1,13 +1,20 @@
 /**
  * The daemon's metrics, with prom-client: Node's own process and event-loop metrics, what this
  * process saw (sync runs, job attempts, requests by endpoint and status), and, read at scrape
- * time, what lives in the database (jobs by status, when the mirror was last complete), so several
- * daemons on one database report the same truth. A value not known yet is left out, never NaN.
+ * time, what lives in the database (jobs by status, when the mirror was last complete, what needs
+ * attention), so several daemons on one database report the same truth. A value not known yet is
+ * left out, never NaN.
  */
 import type { Kysely } from 'kysely';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { AttemptOutcome, InvoicingClient } from '../api/index.js';
-import { countJobsByStatus, lastSucceededPullAt, type Database } from '../db/index.js';
+import {
+  countJobsByStatus,
+  lastSucceededPullAt,
+  needsAttention,
+  type AttentionOptions,
+  type Database,
+} from '../db/index.js';
 import { JOB_STATUSES, type JobFinished } from '../jobs/index.js';
 import type { SyncOutcome } from '../sync/index.js';
 
@@ -58,6 +65,8 @@ export class DaemonMetrics {
   constructor(
     private readonly db: Kysely<Database>,
     version: string,
+    /** How the attention list judges pulls (the daemon's schedule and uptime). */
+    private readonly attention: () => AttentionOptions,
   ) {
     collectDefaultMetrics({ register: this.registry });
     new Gauge({
@@ -85,6 +94,17 @@ export class DaemonMetrics {
       async collect() {
         const byStatus = await countJobsByStatus(metrics.db);
         for (const status of JOB_STATUSES) this.set({ status }, byStatus[status] ?? 0);
+      },
+    });
+    new Gauge({
+      name: 'invoice_mirror_attention',
+      help: 'What needs attention (the list /healthz and invoice-mirror status show), by kind: deletes held, values not stored as sent, jobs interrupted; 1 for a failed or stale sync or a spent rate limit.',
+      labelNames: ['kind'],
+      registers: [this.registry],
+      async collect() {
+        this.reset();
+        for (const item of await needsAttention(metrics.db, metrics.attention()))
+          this.inc({ kind: item.kind }, item.count);
       },
     });
     new Gauge({

@@ -71,3 +71,11 @@ export function guardedSchedule(expression: string, run: () => void, log: Logger
     },
   };
 }
+
+/** The schedule's period: the time between its next two runs. */
+export function schedulePeriodMs(expression: string): number {
+  const probe = cron.createTask(expression, () => undefined);
+  const [first, second] = probe.getNextRuns(2);
+  void probe.destroy();
+  return first && second ? second.getTime() - first.getTime() : 15 * 60_000;
+}

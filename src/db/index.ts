@@ -12,7 +12,12 @@ export {
   finishRun,
   lastFinishedPull,
   lastRateLimit,
+  rateLimitSpentAt,
   recentRuns,
+  runDetails,
+  dailyActivity,
+  type DayActivity,
+  type RunDetail,
   recordPendingRunEnds,
   recordRunEnd,
   recordRunProgress,
@@ -23,4 +28,29 @@ export {
   type FinishedPull,
   type RunEnd,
 } from './runs.js';
-export { countJobsByStatus, heldDeletes, mirrorCounts } from './summaries.js';
+export { countJobsByStatus, jobsTouchingRecord, mirrorCounts } from './summaries.js';
+export {
+  attentionLine,
+  needsAttention,
+  type AttentionItem,
+  type AttentionKind,
+  type AttentionOptions,
+} from './attention.js';
+export { changeFeed, recordHistory, type ChangeFilter, type ChangeRow, type VersionRow } from './changes.js';
+export {
+  HELD_DELETES_EXPLAINED,
+  heldDeleteKeys,
+  heldDeletes,
+  heldDeletesAdvice,
+  heldDeletesLine,
+} from './held-deletes.js';
+export { archivedPdf } from './invoice-pdfs.js';
+export { lastCompletePullOf, lastCompletePulls, pullState, type PullState } from './pulls.js';
+export { documentLines, recordByKey, searchRecords, type RecordSearch } from './records.js';
+export {
+  countRejectedValues,
+  firstRejectedValues,
+  rejectedValuesBefore,
+  rejectedValuesByField,
+  type RejectedField,
+} from './rejected-values.js';

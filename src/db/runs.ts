@@ -239,3 +239,68 @@ export async function lastRateLimit(db: Kysely<Database>): Promise<{ remaining: 
      where rate_limit_remaining is not null order by id desc limit 1`.execute(db);
   return rows[0] ? { remaining: Number(rows[0].remaining), seenAt: rows[0].seen_at } : null;
 }
+
+/**
+ * When the last run saw the service's hourly rate limit spent (no request left), if that was
+ * within the hour; null otherwise. The budget comes back with the next hour.
+ */
+export async function rateLimitSpentAt(db: Kysely<Database>): Promise<Date | null> {
+  const { rows } = await sql<{ seen_at: Date }>`
+    select seen_at from (
+      select rate_limit_remaining as remaining, coalesce(finished_at, started_at) as seen_at from sync_runs
+       where rate_limit_remaining is not null order by id desc limit 1) as last
+     where remaining <= 0 and seen_at > now() - interval '1 hour'`.execute(db);
+  return rows[0]?.seen_at ?? null;
+}
+
+export interface RunDetail {
+  id: string;
+  kind: string;
+  status: string;
+  started_at: Date;
+  seconds: number | null;
+  requests_made: number | null;
+  error: string | null;
+  counts: Record<string, Record<string, number>> | null;
+}
+
+/** The newest runs of any kind with their counts per entity. */
+export async function runDetails(db: Kysely<Database>, limit: number): Promise<RunDetail[]> {
+  const { rows } = await sql<RunDetail>`
+    select id, kind, status, started_at, extract(epoch from finished_at - started_at)::float8 as seconds,
+           requests_made, error, counts
+      from sync_runs order by id desc limit ${limit}`.execute(db);
+  return rows;
+}
+
+export interface DayActivity {
+  day: string;
+  fetched: number;
+  changes: number;
+  failures: number;
+}
+
+/** Per day of the last `days` (today included): records fetched, changes detected, runs that failed. */
+export async function dailyActivity(db: Kysely<Database>, days: number): Promise<DayActivity[]> {
+  const back = days - 1;
+  const { rows } = await sql<DayActivity>`
+    with runs as (
+      select started_at::date as day,
+             count(*) filter (where status not in ('succeeded', 'running'))::int as failures,
+             coalesce(sum((select sum((entity.value ->> 'fetched')::bigint) from jsonb_each(counts) as entity)), 0)::float8 as fetched
+        from sync_runs where started_at >= current_date - ${back}::int group by 1),
+    changed as (
+      select detected_at::date as day, count(*)::int as changes
+        from changes where detected_at >= current_date - ${back}::int group by 1)
+    select to_char(d, 'YYYY-MM-DD') as day, coalesce(r.fetched, 0) as fetched,
+           coalesce(c.changes, 0) as changes, coalesce(r.failures, 0) as failures
+      from generate_series(current_date - ${back}::int, current_date, interval '1 day') as d
+      left join runs r on r.day = d::date left join changed c on c.day = d::date
+     order by d`.execute(db);
+  return rows.map((row) => ({
+    ...row,
+    fetched: Number(row.fetched),
+    changes: Number(row.changes),
+    failures: Number(row.failures),
+  }));
+}

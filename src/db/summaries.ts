@@ -1,6 +1,6 @@
 /**
- * What `status`, the console, `/healthz` and `/metrics` read from the bookkeeping tables besides the runs
- * (runs.ts): the queue by status and the held deletes. Apart from the job kinds and the sync
+ * Counts and lists for `status`, the console, `/healthz` and `/metrics`: the queue by status, the
+ * jobs that touched a record, the rows of each mirror table. Apart from the job kinds and the sync
  * engine so that commands that only read load neither.
  */
 import { sql, type Kysely } from 'kysely';
@@ -18,17 +18,6 @@ export async function countJobsByStatus(db: Kysely<Database>): Promise<Partial<R
   return Object.fromEntries(rows.map((row) => [row.status, Number(row.n)]));
 }
 
-/** Held deletes per entity, for `status` and health. */
-export async function heldDeletes(db: Kysely<Database>): Promise<{ entity: string; held: number; since: Date }[]> {
-  const rows = await db
-    .selectFrom('held_deletes')
-    .select(['entity', sql<number>`count(*)::int`.as('held'), sql<Date>`min(held_at)`.as('since')])
-    .groupBy('entity')
-    .orderBy('entity')
-    .execute();
-  return rows.map((r) => ({ entity: r.entity, held: Number(r.held), since: new Date(r.since) }));
-}
-
 /** Live and deleted rows of every mirror table, in pull order. */
 export async function mirrorCounts(db: Kysely<Database>): Promise<{ table: string; live: number; deleted: number }[]> {
   return Promise.all(
@@ -39,4 +28,26 @@ export async function mirrorCounts(db: Kysely<Database>): Promise<{ table: strin
       return { table, live: Number(rows[0]!.live), deleted: Number(rows[0]!.deleted) };
     }),
   );
+}
+
+/** The newest jobs of these kinds whose payload names the record (`id`, `clientnr` or among `ids`). */
+export async function jobsTouchingRecord(
+  db: Kysely<Database>,
+  kinds: readonly string[],
+  id: number,
+): Promise<{ id: string; kind: string; status: JobStatus; created_at: Date; last_error: string | null }[]> {
+  if (kinds.length === 0) return [];
+  const idText = String(id);
+  const { rows } = await sql<{
+    id: string;
+    kind: string;
+    status: JobStatus;
+    created_at: Date;
+    last_error: string | null;
+  }>`
+    select id, kind, status, created_at, last_error from jobs
+     where kind in (${sql.join(kinds)})
+       and (payload ->> 'id' = ${idText} or payload ->> 'clientnr' = ${idText} or payload -> 'ids' @> ${JSON.stringify([id])}::jsonb)
+     order by id desc limit 50`.execute(db);
+  return rows;
 }

@@ -10,6 +10,8 @@ import { z } from 'zod';
 import { NotFoundError, type InvoicingClient } from '../api/index.js';
 import {
   either,
+  invoiceIsOpen,
+  isWrittenOff,
   JOB_KIND_NAMES,
   QUOTATION_STATUSES,
   SEND_METHODS,
@@ -441,14 +443,14 @@ async function reconcilePayment(
     : { happened: null, checked: `invoice ${p.id}'s open amount is unchanged; ${stillWorking(settle)}` };
 }
 
-/** Payments and reminders are for invoices with something open (not paid, not written off). */
+/** Payments and reminders are for open invoices (the catalogue's rule: something open, not written off). */
 async function requireOpen(db: Kysely<Database>, invoiceId: number, what: string): Promise<void> {
   const row = (await requireLive(db, 'invoices', [invoiceId])).get(invoiceId);
-  if (!row) return; // the mirror cannot tell: the service decides
-  if (!(Number(row.open) > 0))
-    throw new PrecheckError(
-      `invoice ${invoiceId} has nothing open (open ${String(row.open ?? 'unknown')}${row.paiddate ? `, paid ${String(row.paiddate)}` : ''}); only an open invoice can ${what}`,
-    );
+  if (!row || invoiceIsOpen(row)) return; // no row: the mirror cannot tell, the service decides
+  const why = isWrittenOff(row)
+    ? `is written off as uncollectible (${String(row.uncollectible)})`
+    : `has nothing open (open ${String(row.open ?? 'unknown')}${row.paiddate ? `, paid ${String(row.paiddate)}` : ''})`;
+  throw new PrecheckError(`invoice ${invoiceId} ${why}; only an open invoice can ${what}`);
 }
 
 /** Approval and custom status exist only on sent quotations (spec 3.1). */

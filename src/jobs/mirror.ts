@@ -6,7 +6,7 @@
  */
 import { sql, type Kysely } from 'kysely';
 import { entityNamed, type SingleReadEntity } from '../catalog/index.js';
-import type { Database } from '../db/index.js';
+import { lastCompletePullOf, type Database } from '../db/index.js';
 import { PrecheckError } from './errors.js';
 
 type Row = Record<string, unknown> & { deleted_at: Date | null };
@@ -22,16 +22,6 @@ export async function mirrorRows(
   const { rows } =
     await sql<Row>`select * from ${sql.table(entity)} where ${sql.ref(key)} = any(${sql.val(ids)}::int[])`.execute(db);
   return new Map(rows.map((row) => [Number(row[key]), row]));
-}
-
-/** When the entity was last pulled completely (null: never, so absence proves nothing). */
-async function lastCompletePull(db: Kysely<Database>, entity: SingleReadEntity): Promise<Date | null> {
-  const row = await db
-    .selectFrom('entity_pulls')
-    .select('last_complete_at')
-    .where('entity', '=', entity)
-    .executeTakeFirst();
-  return row?.last_complete_at ? new Date(row.last_complete_at) : null;
 }
 
 /**
@@ -54,7 +44,7 @@ export async function requireLive(
   }
   const missing = ids.filter((id) => !rows.has(id));
   if (missing.length > 0) {
-    const pulled = await lastCompletePull(db, entity);
+    const pulled = await lastCompletePullOf(db, entity);
     if (pulled) {
       throw new PrecheckError(
         `${label} ${missing.join(', ')} ${missing.length === 1 ? 'is' : 'are'} not in the mirror (last complete pull of ${entity} at ${pulled.toISOString()}); run 'invoice-mirror sync' first if ${missing.length === 1 ? 'it was' : 'they were'} created since`,

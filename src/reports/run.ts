@@ -1,6 +1,7 @@
 /**
- * Reads a report from its view. The column list comes from the database, so a report with no rows
- * still prints its header.
+ * The one report runner, for `invoice-mirror report` and the console: a report's rows from its
+ * view (all, or one page in a chosen order), and its chart's data. The column list comes from the
+ * database, so a report with no rows still prints its header.
  */
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../db/index.js';
@@ -11,12 +12,51 @@ export interface ReportResult {
   rows: Record<string, unknown>[];
 }
 
-export async function runReport(db: Kysely<Database>, schema: string, report: Report): Promise<ReportResult> {
+export interface ReportRequest {
+  /** A column of the report to order by (else the report's own order). */
+  sort?: { column: string; descending: boolean };
+  /** One page of rows (else all). */
+  page?: { limit: number; offset: number };
+}
+
+/** `schema`: where the report's view is; null: the first schema on the search path (the mirror's). */
+export async function runReport(
+  db: Kysely<Database>,
+  schema: string | null,
+  report: Report,
+  request: ReportRequest = {},
+): Promise<ReportResult> {
   const { rows: columnRows } = await sql<{ column_name: string }>`
     select column_name from information_schema.columns
-     where table_schema = ${schema} and table_name = ${report.name}
+     where table_schema = coalesce(${schema}::text, current_schema()) and table_name = ${report.name}
      order by ordinal_position`.execute(db);
+  const { sort, page } = request;
+  const order =
+    sort && Object.hasOwn(report.columns, sort.column)
+      ? sql`${sql.ref(sort.column)} ${sql.raw(sort.descending ? 'desc' : 'asc')} nulls last`
+      : sql.raw(report.orderBy);
   const { rows } = await sql<Record<string, unknown>>`
-    select * from ${sql.table(report.name)} order by ${sql.raw(report.orderBy)}`.execute(db);
+    select * from ${sql.table(report.name)} order by ${order}
+    ${page ? sql`limit ${page.limit} offset ${page.offset}` : sql``}`.execute(db);
   return { columns: columnRows.map((row) => row.column_name), rows };
+}
+
+export interface ReportChartData {
+  /** The values of the chart's `x`, in the order they first appear. */
+  x: string[];
+  /** Each `y` summed per value of `x`. */
+  series: Record<string, number[]>;
+}
+
+/** The chart's data, or null for a report without a chart. */
+export async function reportChart(db: Kysely<Database>, report: Report): Promise<ReportChartData | null> {
+  if (!report.chart) return null;
+  const { x, y } = report.chart;
+  const { rows } = await sql<Record<string, unknown>>`
+    select ${sql.ref(x)}::text as x, ${sql.join(y.map((name) => sql`coalesce(sum(${sql.ref(name)}), 0)::float8 as ${sql.ref(name)}`))}
+      from ${sql.table(report.name)} group by 1 order by min(${sql.ref(x)}::text)`.execute(db);
+  return {
+    x: rows.map((row) => String(row.x ?? '—')),
+    series: Object.fromEntries(y.map((name) => [name, rows.map((row) => Number(row[name]))])),
+  };
 }

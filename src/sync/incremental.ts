@@ -12,7 +12,7 @@
  */
 import { sql, type Kysely } from 'kysely';
 import type { IncrementalSpec } from '../catalog/index.js';
-import type { Database } from '../db/index.js';
+import { pullState, rejectedValuesBefore, type Database } from '../db/index.js';
 
 /** Days the `since` date stays behind the last pull: the service's calendar may be a day ahead of ours, and sends are dated when they are made. */
 export const SINCE_MARGIN_DAYS = 3;
@@ -36,19 +36,14 @@ export async function planPull(
 ): Promise<PullPlan> {
   if (!entity.incremental) return { mode: 'full', reason: 'not incremental' };
   if (wanted.full) return { mode: 'full', reason: 'asked for' };
-  const { rows } = await sql<{ since: string | null; age_hours: number | null; held: boolean }>`
-    select since_cursor::text as since,
-           extract(epoch from now() - last_complete_at)::float8 / 3600 as age_hours,
-           exists (select 1 from held_deletes h where h.entity = ${entity.name}) as held
-      from entity_pulls where entity = ${entity.name}`.execute(db);
-  const pulled = rows[0];
-  if (!pulled || pulled.age_hours === null) return { mode: 'full', reason: 'never pulled in full' };
+  const pulled = await pullState(db, entity.name);
+  if (!pulled || pulled.ageHours === null) return { mode: 'full', reason: 'never pulled in full' };
   // Held deletes are judged again only by a full pull; until then no run may say it succeeded.
   if (pulled.held) return { mode: 'full', reason: 'deletes are held' };
   if (pulled.since === null)
     return { mode: 'full', reason: 'nothing to list from: no invoices yet, or records to reconcile' };
-  if (pulled.age_hours >= wanted.reconcileAfterHours)
-    return { mode: 'full', reason: `the last full pull is ${Math.floor(pulled.age_hours)} hours old` };
+  if (pulled.ageHours >= wanted.reconcileAfterHours)
+    return { mode: 'full', reason: `the last full pull is ${Math.floor(pulled.ageHours)} hours old` };
   return { mode: 'incremental', since: pulled.since };
 }
 
@@ -63,11 +58,8 @@ export function listsOf(entity: Described, plan: PullPlan): Readonly<Record<stri
  * incremental pull does not read every record again, so it cannot clear them: while any remain,
  * it is not complete.
  */
-export async function earlierIssues(db: Kysely<Database>, entity: string, runId: number): Promise<number> {
-  const { rows } = await sql<{ n: number }>`
-    select count(*)::int as n from rejected_values
-     where entity = ${entity} and last_run_id is distinct from ${runId}`.execute(db);
-  return rows[0]?.n ?? 0;
+export function earlierIssues(db: Kysely<Database>, entity: string, runId: number): Promise<number> {
+  return rejectedValuesBefore(db, entity, runId);
 }
 
 /** Keys of the live records the mirror holds as still changing that the lists did not have. */

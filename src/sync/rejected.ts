@@ -2,8 +2,8 @@
  * `rejected_values`: every value the mirror stores other than as the service sent it, one row per
  * entity, id and field, until the record is stored whole again. A pull records what it met on
  * each page (also for records it did not need to rewrite: they are as bad as before), and after a
- * complete pull drops the rows it no longer met. `status` lists them; `sync_runs.counts` counts
- * them per run.
+ * complete pull drops the rows it no longer met. Read back in src/db/rejected-values.ts;
+ * `sync_runs.counts` counts them per run.
  */
 import { sql, type Kysely } from 'kysely';
 import type { ValueIssue } from '../api/index.js';
@@ -64,16 +64,4 @@ export async function replaceRecordIssues(
 ): Promise<void> {
   await db.deleteFrom('rejected_values').where('entity', '=', entity).where('entity_id', '=', id).execute();
   await recordIssues(db, runId, issues);
-}
-
-/** Open issues per entity and action, for `status` and health. */
-export async function countIssues(db: Kysely<Database>): Promise<{ entity: string; action: string; values: number }[]> {
-  const rows = await db
-    .selectFrom('rejected_values')
-    .select(['entity', 'action', sql<number>`count(*)::int`.as('values')])
-    .groupBy(['entity', 'action'])
-    .orderBy('entity')
-    .orderBy('action')
-    .execute();
-  return rows.map((r) => ({ entity: r.entity, action: r.action, values: Number(r.values) }));
 }

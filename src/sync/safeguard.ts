@@ -10,7 +10,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { DeletePolicy } from '../config.js';
-import type { Database } from '../db/index.js';
+import { heldDeleteKeys, heldDeletesAdvice, type Database } from '../db/index.js';
 import { SETTINGS } from '../settings.js';
 import type { EntityDefinition } from './entities.js';
 import { findMissing, markKeysDeleted } from './merge.js';
@@ -56,11 +56,7 @@ export async function sweepWithSafeguard(
 ): Promise<SweepOutcome> {
   const entity = definition.name;
   const { missing, live } = await findMissing(db, definition, seenKeys, pullStartedAt);
-  const heldBefore = new Set(
-    (await db.selectFrom('held_deletes').select('entity_id').where('entity', '=', entity).execute()).map((r) =>
-      Number(r.entity_id),
-    ),
-  );
+  const heldBefore = await heldDeleteKeys(db, entity);
   let toDelete = missing;
   let toHold: number[] = [];
   if (!allowsDeletes(policy, entity) && tooManyDeletes(missing.length, live, policy)) {
@@ -85,7 +81,7 @@ export async function sweepWithSafeguard(
     log.warn(
       { entity, held: toHold.length, live, runId },
       `${entity}: ${toHold.length} of ${live} records are missing from the service's list; not marked deleted (too many at once). ` +
-        `If they were deleted, the next complete pull confirms it, or run: invoice-mirror sync --allow-deletes ${entity}`,
+        `The next complete pull confirms them if they are still missing; or ${heldDeletesAdvice(entity)}`,
     );
   } else if (heldBefore.size > 0 && deleted < heldBefore.size) {
     log.info(

@@ -3,6 +3,7 @@
  * mirror updated through a `refresh` run with its `changes` rows.
  */
 import { describe, expect, it } from 'vitest';
+import { runSync } from '../../src/sync/index.js';
 import { insertJob, jobRow, mirrorRow, useJobsEnv, writeCalls } from './helpers.js';
 
 const env = useJobsEnv();
@@ -298,6 +299,33 @@ describe('sent invoices', () => {
       const job = await jobRow(handle, jobId);
       expect(job.status).toBe('failed');
       expect(job.last_error).toContain(`invoice ${paid.id} has nothing open`);
+      expect(env.box.sandbox.calls).toHaveLength(0);
+    }
+  });
+
+  it('register_payment and send_reminder refuse an invoice written off as uncollectible, and call nothing', async () => {
+    const handle = env.database.current.handle;
+    const writtenOff = openInvoice();
+    const id = Number(writtenOff.id);
+    env.box.sandbox.store.setInvoiceWire(id, { uncollectible: '2026-10-01' });
+    const synced = await runSync(
+      { db: handle.db, client: env.box.client, schema: env.database.current.schema },
+      { kind: 'sync' },
+    );
+    expect(synced.status).toBe('succeeded');
+    expect(await mirrorRow(handle, 'invoices', id)).toMatchObject({ uncollectible: '2026-10-01' });
+    for (const [kind, payload, what] of [
+      ['register_payment', { id, amount: 5, date: '2026-10-30' }, 'register a payment'],
+      ['send_reminder', { id }, 'get a reminder'],
+    ] as const) {
+      const jobId = await insertJob(handle, kind, payload);
+      env.box.sandbox.clearCalls();
+      await env.runner().runUntilEmpty();
+      const job = await jobRow(handle, jobId);
+      expect(job.status).toBe('failed');
+      expect(job.last_error).toBe(
+        `invoice ${id} is written off as uncollectible (2026-10-01); only an open invoice can ${what}`,
+      );
       expect(env.box.sandbox.calls).toHaveLength(0);
     }
   });

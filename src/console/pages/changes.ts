@@ -3,24 +3,14 @@
  * and one record's history: every version, which fields changed, before and after side by side.
  */
 import type { Hono } from 'hono';
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import { ENTITY_NAMES, isEntityName } from '../../catalog/index.js';
-import type { Database } from '../../db/index.js';
+import { changeFeed, recordHistory, type Database, type VersionRow } from '../../db/index.js';
 import { ago, badge, html, page, pageOf, pager, text, unknownEntityPage, type Html } from '../layout.js';
 
 const PAGE_ROWS = 50;
 const OPS = ['insert', 'update', 'delete', 'restore'] as const;
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
-
-interface ChangeRow {
-  id: string;
-  sync_run_id: string | null;
-  entity: string;
-  entity_id: string;
-  op: string;
-  changed_fields: string[] | null;
-  detected_at: Date;
-}
 
 async function feedPage(db: Kysely<Database>, url: string, query: Record<string, string>): Promise<Html> {
   const problems: string[] = [];
@@ -35,13 +25,11 @@ async function feedPage(db: Kysely<Database>, url: string, query: Record<string,
   };
   const [from, to] = [date('from'), date('to')];
   const pageNumber = pageOf(query);
-  const { rows } = await sql<ChangeRow>`
-    select id, sync_run_id, entity, entity_id, op, changed_fields, detected_at from changes
-     where (${entity}::text is null or entity = ${entity})
-       and (${op}::text is null or op = ${op})
-       and (${from}::date is null or detected_at >= ${from}::date)
-       and (${to}::date is null or detected_at < ${to}::date + 1)
-     order by id desc limit ${PAGE_ROWS + 1} offset ${(pageNumber - 1) * PAGE_ROWS}`.execute(db);
+  const rows = await changeFeed(
+    db,
+    { entity, op, from, to },
+    { limit: PAGE_ROWS + 1, offset: (pageNumber - 1) * PAGE_ROWS },
+  );
   const option = (value: string, selected: string | null) =>
     html`<option value="${value}" ${value === selected ? 'selected' : ''}>${value}</option>`;
   return page(
@@ -68,24 +56,12 @@ async function feedPage(db: Kysely<Database>, url: string, query: Record<string,
   );
 }
 
-interface VersionRow extends ChangeRow {
-  before: Record<string, unknown> | null;
-  after: Record<string, unknown> | null;
-}
-
 /** One version's fields that differ between before and after (all of them for an insert or delete). */
 function differences(row: VersionRow): { field: string; before: unknown; after: unknown }[] {
   const fields = new Set([...Object.keys(row.before ?? {}), ...Object.keys(row.after ?? {})]);
   return [...fields]
     .filter((field) => JSON.stringify(row.before?.[field]) !== JSON.stringify(row.after?.[field]))
     .map((field) => ({ field, before: row.before?.[field], after: row.after?.[field] }));
-}
-
-export async function historyOf(db: Kysely<Database>, entity: string, id: string): Promise<VersionRow[]> {
-  const { rows } = await sql<VersionRow>`
-    select id, sync_run_id, entity, entity_id, op, changed_fields, detected_at, before, after from changes
-     where entity = ${entity} and entity_id = ${id} order by id desc limit 200`.execute(db);
-  return rows;
 }
 
 export function historyTable(versions: readonly VersionRow[]): Html {
@@ -109,7 +85,7 @@ export function changeRoutes(app: Hono, db: Kysely<Database>): void {
     const entity = c.req.param('entity');
     const id = c.req.param('id');
     if (!isEntityName(entity)) return c.html(unknownEntityPage(entity), 404);
-    const versions = await historyOf(db, entity, id);
+    const versions = await recordHistory(db, entity, id);
     return c.html(
       page(
         `History of ${entity} ${id}`,

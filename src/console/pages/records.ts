@@ -5,7 +5,7 @@
  * before anything is queued).
  */
 import type { Hono } from 'hono';
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import {
   BOOKKEEPING_COLUMNS,
   entityColumns,
@@ -14,10 +14,18 @@ import {
   type EntityName,
   type EntitySpec,
 } from '../../catalog/index.js';
-import { mirrorCounts, type Database } from '../../db/index.js';
+import {
+  documentLines,
+  jobsTouchingRecord,
+  mirrorCounts,
+  recordByKey,
+  recordHistory,
+  searchRecords,
+  type Database,
+} from '../../db/index.js';
 import type { JobKindName } from '../../jobs/index.js';
 import { ago, badge, html, page, pageOf, pager, text, unknownEntityPage, type Html } from '../layout.js';
-import { historyOf, historyTable } from './changes.js';
+import { historyTable } from './changes.js';
 
 const PAGE_ROWS = 50;
 const LIST_COLUMNS = 6;
@@ -97,20 +105,13 @@ async function listPage(
   const searched = columns.filter((c) => c.type === 'text').slice(0, SEARCHED_COLUMNS);
   const q = (query.q ?? '').trim();
   const pageNumber = pageOf(query);
-  const matches =
-    q === ''
-      ? sql`true`
-      : sql.join(
-          [
-            ...(/^\d{1,15}$/.test(q) ? [sql`${sql.ref(definition.key)} = ${Number(q)}`] : []),
-            ...searched.map((c) => sql`${sql.ref(c.name)} ilike ${`%${q.replace(/[\\%_]/g, '\\$&')}%`}`),
-          ],
-          sql` or `,
-        );
-  const { rows } = await sql<Row>`
-    select ${sql.join(shown.map((name) => sql.ref(name)))}, deleted_at from ${sql.table(entity)}
-     where ${matches} order by ${sql.ref(definition.key)} desc
-     limit ${PAGE_ROWS + 1} offset ${(pageNumber - 1) * PAGE_ROWS}`.execute(db);
+  const rows = await searchRecords(db, entity, {
+    columns: shown,
+    searched: searched.map((c) => c.name),
+    q,
+    limit: PAGE_ROWS + 1,
+    offset: (pageNumber - 1) * PAGE_ROWS,
+  });
   return page(
     `Records: ${entity}`,
     html`<form class="filters" method="get">
@@ -138,25 +139,17 @@ async function recordPage(db: Kysely<Database>, entity: EntityName, idText: stri
   const definition: EntitySpec = entityNamed(entity);
   if (!/^\d{1,15}$/.test(idText)) return null;
   const id = Number(idText);
-  const { rows } = await sql<Row>`select * from ${sql.table(entity)} where ${sql.ref(definition.key)} = ${id}`.execute(
-    db,
-  );
-  const row = rows[0];
+  const row = await recordByKey(db, entity, id);
   if (!row) return null;
   const actions = ACTIONS[entity] ?? [];
-  const kinds = actions.map((action) => action.kind);
   const [lines, versions, jobs] = await Promise.all([
-    definition.documentType
-      ? sql<Row>`select * from document_lines where document_type = ${definition.documentType} and document_id = ${id}
-                  order by position`.execute(db)
-      : Promise.resolve({ rows: [] as Row[] }),
-    historyOf(db, entity, idText),
-    kinds.length === 0
-      ? Promise.resolve({ rows: [] as Row[] })
-      : sql<Row>`select id, kind, status, created_at, last_error from jobs
-                  where kind in (${sql.join(kinds)})
-                    and (payload ->> 'id' = ${idText} or payload ->> 'clientnr' = ${idText} or payload -> 'ids' @> ${JSON.stringify([id])}::jsonb)
-                  order by id desc limit 50`.execute(db),
+    definition.documentType ? documentLines(db, definition.documentType, id) : Promise.resolve([]),
+    recordHistory(db, entity, idText),
+    jobsTouchingRecord(
+      db,
+      actions.map((action) => action.kind),
+      id,
+    ),
   ]);
   const fields = [...entityColumns(entity), ...BOOKKEEPING_COLUMNS].filter((c) => c.name !== 'raw');
   return page(
@@ -179,13 +172,13 @@ async function recordPage(db: Kysely<Database>, entity: EntityName, idText: stri
         </section>
         <section><h2>Raw JSON (as stored: jsonb orders the keys)</h2><pre>${JSON.stringify(row.raw, null, 2)}</pre></section>
       </div>
-      ${definition.documentType ? html`<h2>Lines</h2>${lines.rows.length === 0 ? html`<p class="muted">No lines.</p>` : linesTable(lines.rows)}` : ''}
+      ${definition.documentType ? html`<h2>Lines</h2>${lines.length === 0 ? html`<p class="muted">No lines.</p>` : linesTable(lines)}` : ''}
       <h2>Jobs that touched it</h2>
       ${
-        jobs.rows.length === 0
+        jobs.length === 0
           ? html`<p class="muted">None.</p>`
           : html`<table><thead><tr><th>job</th><th>kind</th><th>status</th><th>queued</th><th>last error</th></tr></thead><tbody>
-              ${jobs.rows.map(
+              ${jobs.map(
                 (
                   job,
                 ) => html`<tr><td><a href="/jobs/${String(job.id)}">${String(job.id)}</a></td><td>${text(job.kind)}</td>

@@ -1,0 +1,11 @@
+/** `invoice_pdfs` read back: an invoice's archived PDF (the `fetch_invoice_pdf` job writes it). */
+import type { Kysely } from 'kysely';
+import type { Database } from './schema.js';
+
+export function archivedPdf(db: Kysely<Database>, invoiceId: number) {
+  return db
+    .selectFrom('invoice_pdfs')
+    .select(['pdf', 'size_bytes', 'sha256', 'fetched_at'])
+    .where('invoice_id', '=', invoiceId)
+    .executeTakeFirst();
+}
