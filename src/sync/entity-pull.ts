@@ -192,6 +192,10 @@ class EntityPull {
     );
   }
 
+  /**
+   * The phases in order. A failure while reading stops the reading (the writes in flight are
+   * awaited); only a pull that read every list to its end is concluded.
+   */
   async run(): Promise<void> {
     try {
       await this.readLists();
