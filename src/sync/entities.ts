@@ -14,8 +14,15 @@ import {
   type IncrementalSpec,
 } from '../catalog/index.js';
 
-/** A record as the client read it: typed fields under their spec names plus `raw`, its text and issues. */
-export type ReadEntityRecord = ReadRecord<Record<string, unknown>>;
+/** A record of any entity as parsed: typed fields under their spec names plus `raw`, the record as received. */
+export type EntityRecord = Record<string, unknown> & { raw: Record<string, unknown> };
+
+/**
+ * A record as the client read it, with its text and issues. What `client.list` and `client.read`
+ * give for any entity (`ReadRecord<RecordOf<E>>`) is one as it is, so a record keeps its type from
+ * the client to the page writer.
+ */
+export type ReadEntityRecord = ReadRecord<EntityRecord>;
 
 export interface EntityDefinition {
   /** The mirror table, and the name of the client's list (`client.list(name)`). */
@@ -88,10 +95,15 @@ function fieldOf(column: Column, record: Record<string, unknown>): unknown {
     : undefined;
 }
 
+/** The key of a record as read (the client checked it is an integer an `integer` column holds). */
+export function recordKey(definition: EntityDefinition, read: ReadEntityRecord): number {
+  return read.record[definition.key] as number;
+}
+
 /** The key, text and hash of a record as read. */
 export function identify(definition: EntityDefinition, read: ReadEntityRecord): RecordIdentity {
   return {
-    key: read.record[definition.key] as number,
+    key: recordKey(definition, read),
     hash: hash('md5', read.rawText, 'base64'),
     rawText: read.rawText,
   };
@@ -107,7 +119,7 @@ export function toStagedRow(
   identity = identify(definition, read),
 ): StagedRow {
   const record = read.record;
-  const raw = record.raw as Record<string, unknown>;
+  const raw = record.raw;
   const typed = definition.typedColumns.map((column) => fieldOf(column, record) ?? null);
   let overrides: Record<string, string | null> | null = null;
   for (const column of definition.textColumns) {

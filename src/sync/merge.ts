@@ -1,5 +1,5 @@
 /**
- * The set-based diff. A page of records is sent to Postgres as one text parameter (see pageText)
+ * The set-based diff. A page of records is sent to Postgres as one text parameter (see page-text.ts)
  * and merged in a single statement: rows whose raw record is unchanged are skipped (not even
  * rewritten), new ones are inserted, changed or returning ones updated, and a `changes` row is
  * written for each in the same statement, hence the same transaction; so are the lines of the
@@ -11,6 +11,7 @@ import { CompiledQuery, sql, type Kysely, type RawBuilder } from 'kysely';
 import { LINE_COLUMNS, type Column } from '../catalog/index.js';
 import { quoteName, type Database } from '../db/index.js';
 import type { EntityDefinition, RecordIdentity, StagedRow } from './entities.js';
+import { decodePageSql, encodePage, typedFieldSql, type PageText } from './page-text.js';
 
 export interface MergeResult {
   inserted: number;
@@ -22,21 +23,7 @@ export interface MergeResult {
 /** SQL literal of a JSON key or path element (column names are plain identifiers). */
 const literal = (text: string) => `'${text.replace(/'/g, "''")}'`;
 
-/**
- * How a page travels: one text, records separated by U+001E (record separator), each record's
- * fields by U+001F (unit separator). Neither can occur in JSON text (control characters must be
- * escaped inside strings and are not white space), so the raw record needs no escaping, and
- * Postgres parses each record into jsonb on its own, which is about a third cheaper than parsing
- * one jsonb document of the whole page. The fields of a record, in this order:
- *   key, md5 of the raw text, text overrides (JSON or empty), lines (JSON or empty), raw JSON
- *   text, then the values of `typedColumns` in their SQL text form (empty for null).
- */
-const RECORD_SEPARATOR = '\x1e';
-const FIELD_SEPARATOR = '\x1f';
-/** SQL array index of the first typed value in a record's fields. */
-const FIRST_TYPED_FIELD = 6;
-
-/** The SQL expression that computes a column from a staged record (see StagedRow and pageText). */
+/** The SQL expression that computes a column from a staged record (see StagedRow and page-text.ts). */
 function columnExpression(definition: EntityDefinition, column: Column): string {
   if (column.name === definition.key) return 'x.k';
   const wire = column.subfield
@@ -45,13 +32,13 @@ function columnExpression(definition: EntityDefinition, column: Column): string 
   if (column.type === 'text') {
     return `case when x.o ? ${literal(column.name)} then x.o ->> ${literal(column.name)} else ${wire} end`;
   }
-  const index = FIRST_TYPED_FIELD + definition.typedColumns.indexOf(column);
+  const field = typedFieldSql(definition, column, 'x');
   // Money and quantities are cast from the wire's own decimal text (exact: 59.90 stays 59.90;
   // jsonb keeps a JSON number's digits too). The field only says whether there is one: the client
   // checked it is a number in range, and a value it rejected is null here.
   if (column.type === 'numeric')
-    return `case when x.fields[${index}] = '' then null else nullif(btrim(${wire}), '')::numeric end`;
-  return `nullif(x.fields[${index}], '')::${column.type}`;
+    return `case when ${field} = '' then null else nullif(btrim(${wire}), '')::numeric end`;
+  return `nullif(${field}, '')::${column.type}`;
 }
 
 /**
@@ -65,7 +52,7 @@ function columnExpression(definition: EntityDefinition, column: Column): string 
 export type WriteMode = 'merge' | 'insert';
 
 /**
- * The statement of an entity and mode, with two parameters: `$1` the page as text (see pageText)
+ * The statement of an entity and mode, with two parameters: `$1` the page as text (see page-text.ts)
  * and `$2` the run id. Built once from the entity's fixed column list; every value is a parameter.
  */
 const mergeSqlCache = new Map<string, string>();
@@ -127,8 +114,7 @@ incoming as (
   select ${definition.columns.map((c) => `${columnExpression(definition, c)} as ${quoteName(c.name)}`).join(',\n    ')},
     x.h as raw_hash, x.r as raw, x.l as lines
   from (
-    select f[1]::integer as k, f[2] as h, nullif(f[3], '')::jsonb as o, nullif(f[4], '')::jsonb as l, f[5]::jsonb as r, f as fields
-    from string_to_table(cast($1 as text), chr(30)) as record, string_to_array(record, chr(31)) as f
+    ${decodePageSql('$1')}
     -- Not pulled up into the select above: that would parse the raw record once per column.
     offset 0
   ) as x
@@ -147,30 +133,6 @@ select count(*) filter (where op = 'insert')::int as inserted, count(*) filter (
 from classified, no_flush_wait`;
   mergeSqlCache.set(cacheKey, text);
   return text;
-}
-
-/** A typed value in its SQL text form; null is the empty text, which no typed column accepts. */
-function typedText(value: unknown, column: Column): string {
-  if (value === null || value === undefined) return '';
-  if (column.type === 'jsonb') return JSON.stringify(value);
-  if (column.type === 'numeric') return '='; // cast from the raw record's text (see columnExpression)
-  // Numbers, booleans and checked dates never hold a separator; a string that did would shift fields.
-  if (typeof value === 'string' && (value.includes(FIELD_SEPARATOR) || value.includes(RECORD_SEPARATOR))) {
-    throw new Error(`${column.name}: a control character in a ${column.type} value`);
-  }
-  return String(value);
-}
-
-/** The staged rows as the text the merge statement reads (see RECORD_SEPARATOR). */
-function pageText(definition: EntityDefinition, rows: StagedRow[]): string {
-  const typedColumns = definition.typedColumns;
-  const records = rows.map((row) => {
-    let record = `${row.key}${FIELD_SEPARATOR}${row.hash}${FIELD_SEPARATOR}${row.overrides ? JSON.stringify(row.overrides) : ''}${FIELD_SEPARATOR}`;
-    record += `${row.lines ? JSON.stringify(row.lines) : ''}${FIELD_SEPARATOR}${row.rawText}`;
-    for (let i = 0; i < typedColumns.length; i++) record += FIELD_SEPARATOR + typedText(row.typed[i], typedColumns[i]!);
-    return record;
-  });
-  return records.join(RECORD_SEPARATOR);
 }
 
 /**
@@ -203,34 +165,6 @@ export async function keysToMerge(
 /** SQLSTATE of a unique violation: in `insert` mode, a record that was stored after all. */
 const UNIQUE_VIOLATION = '23505';
 
-/** A page as the merge statement reads it: its text (see pageText) and how many records it holds. */
-export interface PreparedPage {
-  text: string;
-  size: number;
-}
-
-/** The page text of staged rows. A key twice in one statement would make the upsert fail: the later copy wins. */
-export function preparePage(definition: EntityDefinition, rows: readonly StagedRow[]): PreparedPage {
-  const unique = new Map<number, StagedRow>();
-  for (const row of rows) unique.set(row.key, row);
-  return { text: pageText(definition, [...unique.values()]), size: unique.size };
-}
-
-/** The page in two halves, to find the record Postgres refuses (see PageWriter). */
-export function splitPage(page: PreparedPage): [PreparedPage, PreparedPage] {
-  const records = page.text.split(RECORD_SEPARATOR);
-  const half = Math.ceil(records.length / 2);
-  const part = (texts: string[]): PreparedPage => ({ text: texts.join(RECORD_SEPARATOR), size: texts.length });
-  return [part(records.slice(0, half)), part(records.slice(half))];
-}
-
-/** The key and raw text of a page's first record. */
-export function firstRecordOf(page: PreparedPage): { key: string; rawText: string } {
-  const end = page.text.indexOf(RECORD_SEPARATOR);
-  const fields = (end < 0 ? page.text : page.text.slice(0, end)).split(FIELD_SEPARATOR);
-  return { key: fields[0] ?? '', rawText: fields[4] ?? '' };
-}
-
 /**
  * Writes one prepared page in one statement, which is atomic by itself: one round trip, so
  * Postgres never waits between statements for this process while it parses the next page.
@@ -241,7 +175,7 @@ export function firstRecordOf(page: PreparedPage): { key: string; rawText: strin
 export async function writePage(
   db: Kysely<Database>,
   definition: EntityDefinition,
-  page: PreparedPage,
+  page: PageText,
   runId: number | null,
   mode: WriteMode = 'merge',
 ): Promise<MergeResult & { mode: WriteMode }> {
@@ -260,7 +194,7 @@ export async function writePage(
   return { ...counts, unchanged: page.size - counts.inserted - counts.updated - counts.restored, mode };
 }
 
-/** Prepares and writes one page of staged rows (see writePage). */
+/** Encodes and writes one page of staged rows, one key each (see writePage). */
 export function mergePage(
   db: Kysely<Database>,
   definition: EntityDefinition,
@@ -268,7 +202,7 @@ export function mergePage(
   runId: number | null,
   mode: WriteMode = 'merge',
 ): Promise<MergeResult & { mode: WriteMode }> {
-  return writePage(db, definition, preparePage(definition, rows), runId, mode);
+  return writePage(db, definition, encodePage(definition, rows), runId, mode);
 }
 
 /**

@@ -9,12 +9,15 @@
  */
 import type { Kysely } from 'kysely';
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { ValueIssue } from '../api/index.js';
 import type { Database } from '../db/index.js';
 import { isConnectionLost } from '../errors.js';
 import type { EntityDefinition } from './entities.js';
-import { firstRecordOf, splitPage, writePage, type PreparedPage, type WriteMode } from './merge.js';
+import { writePage, type WriteMode } from './merge.js';
+import { firstRecordOf, splitPage, type PageText } from './page-text.js';
+import { skippedRecord } from './rejected.js';
 
-/** SQLSTATE of a deadlock: two page writes that shared a key (a record listed twice). */
+/** SQLSTATE of a deadlock: two page writes that shared a key (a record listed twice, or refreshed meanwhile). */
 const DEADLOCK_DETECTED = '40P01';
 
 /** SQLSTATE classes of a statement refused for its data: 22 (data exception), 23 (integrity), 21 (cardinality), 54 (limits). */
@@ -30,7 +33,14 @@ export interface WriteCounts {
 export interface RefusedRecord {
   key: string;
   rawText: string;
-  reason: string;
+  /** What Postgres said. */
+  error: Error;
+}
+
+/** A refused record as a `rejected_values` row. */
+export function refusedIssue(definition: EntityDefinition, refused: RefusedRecord): ValueIssue {
+  const reason = `Postgres refused the record: ${refused.error.message}`;
+  return skippedRecord(definition.name, refused.key, '(record)', reason, refused.rawText);
 }
 
 export class PageWriter {
@@ -51,7 +61,7 @@ export class PageWriter {
   ) {}
 
   /** Starts writing a page once a slot is free; throws the failure of an earlier write. */
-  async write(page: PreparedPage): Promise<void> {
+  async write(page: PageText): Promise<void> {
     this.throwIfFailed();
     while (this.inFlight.size >= Math.max(1, this.concurrency)) await Promise.race(this.inFlight);
     this.throwIfFailed();
@@ -79,7 +89,7 @@ export class PageWriter {
   }
 
   /** Writes a page; a page refused for its data is written in halves, down to the refused record. */
-  private async isolating(page: PreparedPage): Promise<void> {
+  private async isolating(page: PageText): Promise<void> {
     try {
       await this.retrying(page);
     } catch (error) {
@@ -87,7 +97,7 @@ export class PageWriter {
       if (!REFUSED_FOR_DATA.test(code)) throw error;
       if (page.size <= 1) {
         const { key, rawText } = firstRecordOf(page);
-        this.onRecordRefused({ key, rawText, reason: `Postgres refused the record: ${(error as Error).message}` });
+        this.onRecordRefused({ key, rawText, error: error as Error });
         return;
       }
       for (const half of splitPage(page)) await this.isolating(half);
@@ -101,7 +111,7 @@ export class PageWriter {
    * once; a lost connection (an ended backend, a pooled connection that died while idle) up to
    * twice, on a fresh connection: the statement is an upsert, so running it again is harmless.
    */
-  private async retrying(page: PreparedPage, deadlocks = 0, connectionsLost = 0): Promise<void> {
+  private async retrying(page: PageText, deadlocks = 0, connectionsLost = 0): Promise<void> {
     try {
       const written = await writePage(this.db, this.definition, page, this.runId, this.mode);
       // Once a page had to be merged, so are the rest (a page still in flight may finish as inserts).

@@ -1,8 +1,9 @@
 /**
- * A targeted refresh: re-reads a few records by id after a job touched them, and updates the
- * mirror through the same merge as a full pull (with `changes` rows), recorded as a `refresh`
- * run. A record the service no longer has is marked deleted. No delete sweep, no lock: it
- * touches only the records it names.
+ * A targeted refresh: re-reads a few records by id after a job touched them, and writes them
+ * through the same page writer as a pull (the same merge with `changes` rows, the same deadlock
+ * retry, a record Postgres refuses isolated and reported), recorded as a `refresh` run. A record
+ * the service no longer has is marked deleted. No delete sweep, no lock: it touches only the
+ * records it names.
  */
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
@@ -12,9 +13,11 @@ import { finishRun, startRun, type Database } from '../db/index.js';
 import { errorMessage } from '../errors.js';
 import { logger as defaultLogger } from '../log.js';
 import type { SingleReadEntity } from '../catalog/index.js';
-import { definitionOf, toStagedRow, type ReadEntityRecord } from './entities.js';
-import { replaceRecordIssues } from './rejected.js';
-import { markDeleted, mergePage } from './merge.js';
+import { definitionOf, identify, recordKey, type ReadEntityRecord } from './entities.js';
+import { markDeleted } from './merge.js';
+import { PageWriter, refusedIssue, type RefusedRecord } from './page-writer.js';
+import { recordIssues, replaceRecordIssues } from './rejected.js';
+import { stagePage } from './staging.js';
 
 export interface RefreshTarget {
   entity: SingleReadEntity;
@@ -31,69 +34,115 @@ export interface RefreshOutcome {
   errors: string[];
 }
 
-export async function refreshRecords(
-  deps: { db: Kysely<Database>; client: InvoicingClient; logger?: Logger },
-  targets: RefreshTarget[],
-): Promise<RefreshOutcome> {
-  const log = deps.logger ?? defaultLogger;
-  const entities = [...new Set(targets.map((t) => t.entity))];
-  const runId = await startRun(deps.db, 'refresh', entities);
+interface RefreshDeps {
+  db: Kysely<Database>;
+  client: InvoicingClient;
+  logger?: Logger;
+}
+
+/** What a refresh records per entity in `sync_runs.counts`. */
+interface RefreshCounts {
+  fetched: number;
+  inserted: number;
+  updated: number;
+  deleted: number;
+  unchanged: number;
+}
+
+export async function refreshRecords(deps: RefreshDeps, targets: RefreshTarget[]): Promise<RefreshOutcome> {
+  const idsByEntity = new Map<SingleReadEntity, Set<number>>();
+  for (const { entity, id } of targets) idsByEntity.set(entity, (idsByEntity.get(entity) ?? new Set()).add(id));
+  const runId = await startRun(deps.db, 'refresh', [...idsByEntity.keys()]);
   const requestsAtStart = deps.client.requestsMade;
+  const refresh = new EntityRefresh(deps, runId);
+  const counts: Record<string, RefreshCounts> = {};
+  for (const [entity, ids] of idsByEntity) counts[entity] = await refresh.entity(entity, [...ids]);
+
+  const errors = refresh.errors;
   const outcome: RefreshOutcome = {
     runId,
-    status: 'succeeded',
+    status: errors.length === 0 ? 'succeeded' : 'partial',
     inserted: 0,
     updated: 0,
     deleted: 0,
     unchanged: 0,
-    errors: [],
+    errors,
   };
-  const counts: Record<
-    string,
-    { fetched: number; inserted: number; updated: number; deleted: number; unchanged: number }
-  > = {};
-
-  for (const target of targets) {
-    const definition = definitionOf(target.entity);
-    const count = (counts[target.entity] ??= { fetched: 0, inserted: 0, updated: 0, deleted: 0, unchanged: 0 });
-    try {
-      const read = await deps.client.read(target.entity, target.id);
-      count.fetched++;
-      await replaceRecordIssues(deps.db, target.entity, String(target.id), runId, read.issues);
-      const merged = await deps.db
-        .transaction()
-        .execute((trx) =>
-          mergePage(trx, definition, [toStagedRow(definition, read as unknown as ReadEntityRecord)], runId),
-        );
-      count.inserted += merged.inserted;
-      count.updated += merged.updated + merged.restored;
-      count.unchanged += merged.unchanged;
-    } catch (error) {
-      if (error instanceof NotFoundError) {
-        if (await markDeleted(deps.db, definition, target.id, runId)) count.deleted++;
-        continue;
-      }
-      outcome.errors.push(`${target.entity} ${target.id}: ${errorMessage(error)}`);
-      log.warn(
-        { entity: target.entity, id: target.id, error: errorMessage(error) },
-        'refresh of a record failed; the next sync will catch up',
-      );
-    }
-  }
-
   for (const c of Object.values(counts)) {
     outcome.inserted += c.inserted;
     outcome.updated += c.updated;
     outcome.deleted += c.deleted;
     outcome.unchanged += c.unchanged;
   }
-  outcome.status = outcome.errors.length === 0 ? 'succeeded' : 'partial';
   await finishRun(deps.db, runId, {
     status: outcome.status,
-    error: outcome.errors.length > 0 ? outcome.errors.join('; ') : null,
+    error: errors.length > 0 ? errors.join('; ') : null,
     counts,
     requestsMade: deps.client.requestsMade - requestsAtStart,
     rateLimitRemaining: deps.client.rateLimitRemaining,
   });
   return outcome;
+}
+
+/** The refresh of each entity's records: read one by one, then written as one page. */
+class EntityRefresh {
+  /** One per record not refreshed, `entity id: why`. */
+  readonly errors: string[] = [];
+  private readonly log: Logger;
+
+  constructor(
+    private readonly deps: RefreshDeps,
+    private readonly runId: number,
+  ) {
+    this.log = deps.logger ?? defaultLogger;
+  }
+
+  async entity(entity: SingleReadEntity, ids: readonly number[]): Promise<RefreshCounts> {
+    const definition = definitionOf(entity);
+    const counts: RefreshCounts = { fetched: 0, inserted: 0, updated: 0, deleted: 0, unchanged: 0 };
+    const reads: ReadEntityRecord[] = [];
+    for (const id of ids) {
+      try {
+        const read = await this.deps.client.read(entity, id);
+        counts.fetched++;
+        await replaceRecordIssues(this.deps.db, entity, String(id), this.runId, read.issues);
+        reads.push(read);
+      } catch (error) {
+        if (!(error instanceof NotFoundError)) this.failed(entity, id, error);
+        else if (await markDeleted(this.deps.db, definition, id, this.runId)) counts.deleted++;
+      }
+    }
+    if (reads.length === 0) return counts;
+    const refused: RefusedRecord[] = [];
+    const writer = new PageWriter(this.deps.db, definition, this.runId, 'merge', 1, (r) => refused.push(r));
+    try {
+      await writer.write(
+        stagePage(
+          definition,
+          reads,
+          reads.map((read) => identify(definition, read)),
+          null,
+        ),
+      );
+      await writer.finish();
+    } catch (error) {
+      for (const read of reads) this.failed(entity, recordKey(definition, read), error);
+    }
+    await recordIssues(
+      this.deps.db,
+      this.runId,
+      refused.map((r) => refusedIssue(definition, r)),
+    );
+    for (const r of refused) this.failed(entity, r.key, r.error);
+    const { inserted, updated, unchanged } = writer.counts;
+    return { ...counts, inserted, updated, unchanged };
+  }
+
+  private failed(entity: SingleReadEntity, id: number | string, error: unknown): void {
+    this.errors.push(`${entity} ${id}: ${errorMessage(error)}`);
+    this.log.warn(
+      { entity, id: Number(id), error: errorMessage(error) },
+      'refresh of a record failed; the next sync will catch up',
+    );
+  }
 }

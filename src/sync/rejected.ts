@@ -7,7 +7,23 @@
  */
 import { sql, type Kysely } from 'kysely';
 import type { ValueIssue } from '../api/index.js';
+import type { EntityName } from '../catalog/index.js';
 import type { Database } from '../db/index.js';
+
+/**
+ * A whole record not stored, as a `rejected_values` row: `(record)` one Postgres refused,
+ * `(duplicate)` the earlier of two differing copies in one answer. The value is its JSON text, shortened.
+ */
+export function skippedRecord(
+  entity: EntityName,
+  id: string,
+  field: '(record)' | '(duplicate)',
+  message: string,
+  rawText: string,
+): ValueIssue {
+  const value = rawText.length > 200 ? `${rawText.slice(0, 199)}…` : rawText;
+  return { entity, id, field, message, value, action: 'skipped' };
+}
 
 /** Upserts the issues met by a run (their `last_run_id` becomes this run). */
 export async function recordIssues(

@@ -1,0 +1,466 @@
+/**
+ * The pull of one entity, in phases:
+ *
+ * - **plan**: full or incremental (see incremental.ts), how pages are written (plain inserts into
+ *   a table that was empty), the cap on `count` learned before, the records expected;
+ * - **read the lists**: page by page, each compared with the mirror and written (up to
+ *   writeConcurrency at once) while the next page is fetched;
+ * - **read what changes** (incremental pulls): one by one, what the mirror holds as changing and
+ *   the lists did not have;
+ * - **conclude** a complete pull: sweep the records not seen (with the delete safeguard), record
+ *   the pull and its cursor;
+ * - **report problems**: what keeps the entity from being pulled completely and stored exactly,
+ *   as its error.
+ */
+import { sql, type Kysely } from 'kysely';
+import type { Logger } from 'pino';
+import {
+  ApiError,
+  AuthenticationError,
+  NetworkError,
+  NotFoundError,
+  RateLimitedError,
+  type Page,
+  type PageStream,
+  type ValueIssue,
+} from '../api/index.js';
+import { MAX_INTEGER, type EntityName, type SingleReadEntity } from '../catalog/index.js';
+import type { Database } from '../db/index.js';
+import { errorMessage, isConnectionLost } from '../errors.js';
+import {
+  identify,
+  type EntityDefinition,
+  type EntityRecord,
+  type ReadEntityRecord,
+  type RecordIdentity,
+} from './entities.js';
+import {
+  changingNotListed,
+  DEFAULT_RECONCILE_HOURS,
+  earlierIssues,
+  listsOf,
+  planPull,
+  recordCompletePull,
+  type PullPlan,
+} from './incremental.js';
+import { keysToMerge, touchSeen } from './merge.js';
+import { PageWriter, refusedIssue } from './page-writer.js';
+import { recordIssues, resolveIssues } from './rejected.js';
+import { DEFAULT_DELETE_POLICY, sweepWithSafeguard, type DeletePolicy } from './safeguard.js';
+import { stagePage, uniqueRecords } from './staging.js';
+import type { EntityOutcome, SyncDeps, SyncOptions, SyncProgress } from './run.js';
+
+/** What every entity's pull of a run shares. */
+export interface PullContext {
+  /** The run's own connection (it holds the run's lock). */
+  db: Kysely<Database>;
+  deps: SyncDeps;
+  options: SyncOptions;
+  runId: number;
+  log: Logger;
+}
+
+export interface EntityPullResult {
+  outcome: EntityOutcome;
+  /** The other entities would fail the same way (see endsRun). */
+  stopRun: boolean;
+  /** A database connection was lost: the entity may be pulled again. */
+  connectionLost: boolean;
+}
+
+/** How often an unchanged row's `last_seen_at` is refreshed (see touchSeen). */
+const LAST_SEEN_RESOLUTION_HOURS = 24;
+
+/** Pulls one entity (see the phases above). */
+export async function pullEntity(context: PullContext, definition: EntityDefinition): Promise<EntityPullResult> {
+  const pull = new EntityPull(context, definition, await planEntityPull(context, definition));
+  await pull.run();
+  return { outcome: pull.outcome, stopRun: pull.stopRun, connectionLost: pull.connectionLost };
+}
+
+/** The plan phase's findings. */
+interface PlannedPull {
+  plan: PullPlan;
+  /**
+   * The database's clock, the one `last_changed_at` is written with: rows changed after this
+   * moment by someone else (a job's refresh) are not swept even though this pull missed them.
+   */
+  startedAt: Date;
+  /** performance.now() when the pull began, for progress. */
+  began: number;
+  /**
+   * Into an empty table every record is new: asking which ones changed is skipped, and pages are
+   * written as plain inserts until one meets a stored key (then the page is merged instead).
+   */
+  tableWasEmpty: boolean;
+  /** The cap on `count` learned by an earlier pull. */
+  knownCap: number | null;
+  /** The records a full pull should find (for progress), when known. */
+  expected: number | null;
+}
+
+async function planEntityPull(
+  { db, deps, options, log }: PullContext,
+  definition: EntityDefinition,
+): Promise<PlannedPull> {
+  const entity = definition.name;
+  const { rows: clock } = await sql<{ now: Date }>`select clock_timestamp() as now`.execute(db);
+  const began = performance.now();
+  const { rows: emptiness } = await sql<{
+    empty: boolean;
+  }>`select not exists (select 1 from ${sql.table(entity)}) as empty`.execute(db);
+  const plan = await planPull(db, definition, {
+    full: options.kind === 'backfill' || options.full === true,
+    reconcileAfterHours: deps.reconcileAfterHours ?? DEFAULT_RECONCILE_HOURS,
+  });
+  if (plan.mode === 'full' && definition.incremental)
+    log.info({ entity, reason: plan.reason }, 'full, reconciling pull');
+  const cap = await db.selectFrom('list_caps').select('max_count').where('list', '=', entity).executeTakeFirst();
+  const expected = options.onProgress && plan.mode === 'full' ? await expectedRecords(db, entity) : null;
+  return {
+    plan,
+    startedAt: clock[0]!.now,
+    began,
+    tableWasEmpty: emptiness[0]!.empty,
+    knownCap: cap?.max_count ?? null,
+    expected,
+  };
+}
+
+/** The live rows of an entity pulled completely before (what a full pull should find), else null. */
+async function expectedRecords(db: Kysely<Database>, entity: EntityName): Promise<number | null> {
+  const { rows } = await sql<{ live: number | null }>`
+    select case when exists (select 1 from entity_pulls where entity = ${entity} and last_complete_at is not null)
+                then (select count(*) from ${sql.table(entity)} where deleted_at is null)::int end as live`.execute(db);
+  return rows[0]?.live ?? null;
+}
+
+class EntityPull {
+  readonly outcome: EntityOutcome = {
+    fetched: 0,
+    inserted: 0,
+    updated: 0,
+    restored: 0,
+    deleted: 0,
+    unchanged: 0,
+    held: 0,
+    rejected: 0,
+    complete: false,
+  };
+  stopRun = false;
+  connectionLost = false;
+
+  private readonly entity: EntityName;
+  private readonly writer: PageWriter;
+  /** Issues met since the last page was written; recorded after it (see recordPendingIssues). */
+  private readonly pendingIssues: ValueIssue[] = [];
+  private readonly streams: PageStream<EntityRecord>[] = [];
+  /** Keys seen upstream: the sweep spares them, the single reads skip them. */
+  private readonly seen = new Set<number>();
+  /**
+   * Whether list pages add to `seen`: the sweep and the single reads use it, and a table that was
+   * empty is not swept; an incremental pull needs the keys it saw even into an empty table.
+   */
+  private readonly trackSeen: boolean;
+  private pages = 0;
+  /** Records skipped without a usable id: while there are any, nothing is swept. */
+  private unidentified = 0;
+  /** Records the mirror holds as changing that a single read did not find. */
+  private unresolved = 0;
+  /** Values stored other than as sent by an earlier pull and not read again by this (incremental) one. */
+  private issuesBefore = 0;
+  private stoppedEarly = false;
+  private learnedCap: number | null = null;
+
+  constructor(
+    private readonly context: PullContext,
+    private readonly definition: EntityDefinition,
+    private readonly planned: PlannedPull,
+  ) {
+    this.entity = definition.name;
+    if (planned.plan.mode === 'incremental') this.outcome.incremental = true;
+    this.trackSeen = !planned.tableWasEmpty || planned.plan.mode === 'incremental';
+    const { deps, db, runId } = context;
+    const concurrency = deps.writeConcurrency ?? 1;
+    this.writer = new PageWriter(
+      concurrency > 1 ? deps.db : db,
+      definition,
+      runId,
+      planned.tableWasEmpty ? 'insert' : 'merge',
+      concurrency,
+      (refused) => this.pendingIssues.push(refusedIssue(definition, refused)),
+    );
+  }
+
+  /**
+   * The phases in order. A failure while reading stops the reading (the writes in flight are
+   * awaited); only a pull that read every list to its end is concluded.
+   */
+  async run(): Promise<void> {
+    try {
+      await this.readLists();
+      if (this.planned.plan.mode === 'incremental' && !this.stoppedEarly && this.unfinishedList() === undefined)
+        await this.readChanging();
+      await this.writer.finish();
+    } catch (error) {
+      await this.writer.settle();
+      this.failed(error);
+    }
+    Object.assign(this.outcome, this.writer.counts);
+    await this.recordPendingIssues();
+    if (this.learnedCap !== null) await rememberCap(this.context.db, this.entity, this.learnedCap, this.context.runId);
+    const listComplete = !this.outcome.error && !this.stoppedEarly && this.unfinishedList() === undefined;
+    if (listComplete && this.unidentified === 0) await this.conclude();
+    if (!this.outcome.error) this.reportProblems();
+    // Failed: the list did not end (an error, a stop); done: read to its end (the outcome's
+    // `complete` says whether it is also stored exactly).
+    this.progress(listComplete ? 'done' : 'failed');
+  }
+
+  // ---- read the lists ---------------------------------------------------------------------
+
+  /** Reads each list to its end, page by page, unless one does not end or the run is stopped. */
+  private async readLists(): Promise<void> {
+    for (const filters of listsOf(this.definition, this.planned.plan)) {
+      const stream = this.listOf(filters);
+      this.streams.push(stream);
+      for await (const page of stream) {
+        await this.takePage(page);
+        if (this.context.options.signal?.aborted) {
+          this.stoppedEarly = true;
+          return;
+        }
+      }
+      if (!stream.complete) return;
+    }
+  }
+
+  private listOf(filters: Readonly<Record<string, string>>): PageStream<EntityRecord> {
+    return this.context.deps.client.list(this.entity, {
+      pageSize: this.context.options.pageSize,
+      wait: false,
+      filters,
+      knownCap: this.learnedCap ?? this.planned.knownCap,
+      onCapLearned: (max) => {
+        this.learnedCap = max;
+      },
+    });
+  }
+
+  /** One page of a list: what could not be read is noted, the rest compared with the mirror and written. */
+  private async takePage(page: Page<EntityRecord>): Promise<void> {
+    this.outcome.fetched += page.received;
+    this.pages++;
+    for (const skipped of page.skipped) this.noteSkipped(skipped);
+    const records = uniqueRecords(this.definition, page.records, this.pendingIssues, this.context.log);
+    const identities = this.identified(records, this.trackSeen);
+    // A page of records that may be stored already: only the ones whose hash differs are written.
+    const needed = this.planned.tableWasEmpty ? null : await keysToMerge(this.writer.db, this.definition, identities);
+    await this.write(records, identities, needed);
+    this.progress('pulling');
+  }
+
+  /** A record that cannot be stored: reported, and never swept when its id names a row. */
+  private noteSkipped(skipped: ValueIssue): void {
+    this.pendingIssues.push(skipped);
+    const key = storableKey(skipped.id);
+    if (key !== null)
+      this.seen.add(key); // it exists upstream, even if we cannot read it: never sweep it
+    else if (skipped.id === null || !/^\d+$/.test(skipped.id)) this.unidentified++;
+    this.context.log.warn(
+      { entity: this.entity, id: skipped.id, field: skipped.field },
+      `record not stored: ${skipped.message}`,
+    );
+  }
+
+  /** The records' identities; their issues are noted, and their keys seen when `track`. */
+  private identified(records: readonly ReadEntityRecord[], track: boolean): RecordIdentity[] {
+    for (const read of records) if (read.issues.length > 0) this.pendingIssues.push(...read.issues);
+    const identities = records.map((read) => identify(this.definition, read));
+    if (track) for (const identity of identities) this.seen.add(identity.key);
+    return identities;
+  }
+
+  /** Writes the records that need it (see stagePage), then records the issues met on the way. */
+  private async write(
+    records: readonly ReadEntityRecord[],
+    identities: readonly RecordIdentity[],
+    needed: ReadonlySet<number> | null,
+  ): Promise<void> {
+    const page = stagePage(this.definition, records, identities, needed);
+    this.writer.countUnchanged(records.length - page.size);
+    await this.writer.write(page);
+    await this.recordPendingIssues();
+  }
+
+  private async recordPendingIssues(): Promise<void> {
+    if (this.pendingIssues.length === 0) return;
+    const issues = this.pendingIssues.splice(0);
+    this.outcome.rejected += issues.length;
+    await recordIssues(this.context.db, this.context.runId, issues);
+  }
+
+  // ---- read what changes ------------------------------------------------------------------
+
+  /**
+   * What the mirror holds as open and neither list had: paid, written off or deleted since.
+   * Read one by one, then written as one page.
+   */
+  private async readChanging(): Promise<void> {
+    const reads: ReadEntityRecord[] = [];
+    for (const key of await changingNotListed(this.context.db, this.definition, this.seen)) {
+      if (this.context.options.signal?.aborted) {
+        this.stoppedEarly = true;
+        break;
+      }
+      const read = await this.readOne(key);
+      if (read) reads.push(read);
+    }
+    if (reads.length === 0) return;
+    this.outcome.fetched += reads.length;
+    const identities = this.identified(reads, true);
+    await this.write(reads, identities, await keysToMerge(this.writer.db, this.definition, identities));
+  }
+
+  /** One record by key; null when the service does not have it. */
+  private async readOne(key: number): Promise<ReadEntityRecord | null> {
+    try {
+      return await this.context.deps.client.read(this.entity as SingleReadEntity, key);
+    } catch (error) {
+      if (!(error instanceof NotFoundError)) throw error;
+      // One missing record is not proof enough of a delete: the next pull, a full one, decides.
+      this.unresolved++;
+      this.context.log.warn(
+        { entity: this.entity, id: key },
+        'held as open in the mirror, but not found upstream; the next pull reconciles',
+      );
+      return null;
+    }
+  }
+
+  // ---- conclude ---------------------------------------------------------------------------
+
+  private failed(error: unknown): void {
+    const { log } = this.context;
+    this.outcome.error = `${this.entity}: ${errorMessage(error)}`;
+    this.stopRun = endsRun(error);
+    this.connectionLost = isConnectionLost(error);
+    if (!(error instanceof ApiError)) log.error({ err: error, entity: this.entity }, 'pull failed');
+    log.warn({ entity: this.entity, error: this.outcome.error }, 'pull stopped early; nothing is marked deleted');
+  }
+
+  private unfinishedList(): PageStream<unknown> | undefined {
+    return this.streams.find((stream) => !stream.complete);
+  }
+
+  /** After every list was read to its end and every record identified. */
+  private async conclude(): Promise<void> {
+    if (this.planned.plan.mode === 'incremental') await this.concludeIncremental();
+    else await this.concludeFull();
+  }
+
+  /** Only what can have changed was read: nothing is swept, and issues of records not read stay. */
+  private async concludeIncremental(): Promise<void> {
+    const { db, runId } = this.context;
+    await touchSeen(db, this.definition, this.seen, LAST_SEEN_RESOLUTION_HOURS);
+    await recordCompletePull(db, this.definition, runId, this.planned.plan, this.unresolved > 0);
+    this.issuesBefore = await earlierIssues(db, this.entity, runId);
+    this.outcome.complete = this.outcome.rejected === 0 && this.issuesBefore === 0 && this.unresolved === 0;
+  }
+
+  private async concludeFull(): Promise<void> {
+    const { db, deps, options, runId, log } = this.context;
+    // A table that was empty when the pull began holds only rows written during the pull (by it,
+    // or by a job's refresh): the sweep is for older rows, and every `last_seen_at` is fresh. So
+    // both scans are skipped; the next pull judges any row this one did not see.
+    if (!this.planned.tableWasEmpty) {
+      const policy = deps.deletes ?? policyOf(options);
+      const swept = await sweepWithSafeguard(
+        db,
+        this.definition,
+        this.seen,
+        this.planned.startedAt,
+        runId,
+        policy,
+        log,
+      );
+      this.outcome.deleted = swept.deleted;
+      this.outcome.held = swept.held;
+      await touchSeen(db, this.definition, this.seen, LAST_SEEN_RESOLUTION_HOURS);
+    }
+    await resolveIssues(db, this.entity, runId);
+    await recordCompletePull(db, this.definition, runId, this.planned.plan, false);
+    this.outcome.complete = this.outcome.held === 0 && this.outcome.rejected === 0;
+  }
+
+  // ---- report problems --------------------------------------------------------------------
+
+  /** What kept a pull that did not fail from being complete, as the entity's error. */
+  private reportProblems(): void {
+    const { entity, outcome } = this;
+    const unfinished = this.unfinishedList();
+    const problems: string[] = [];
+    if (this.stoppedEarly) problems.push('stopped before the end of the list');
+    else if (unfinished)
+      problems.push(`the list did not end cleanly (${unfinished.warnings.join('; ') || 'incomplete'})`);
+    else if (this.unidentified > 0)
+      problems.push(`${this.unidentified} record(s) without a readable id; nothing is marked deleted`);
+    if (outcome.held > 0)
+      problems.push(
+        `${outcome.held} deletes held (run invoice-mirror sync --allow-deletes ${entity} if they are real)`,
+      );
+    if (outcome.rejected > 0)
+      problems.push(`${outcome.rejected} value(s) not stored as sent (see invoice-mirror status)`);
+    if (this.issuesBefore > 0)
+      problems.push(
+        `${this.issuesBefore} value(s) stored other than as sent by an earlier pull (see invoice-mirror status); the next full pull reads them again`,
+      );
+    if (this.unresolved > 0)
+      problems.push(
+        `${this.unresolved} record(s) the mirror holds as open were not found upstream; they stay until the next pull, a full one, confirms`,
+      );
+    if (problems.length > 0) outcome.error = `${entity}: ${problems.join('; ')}`;
+  }
+
+  private progress(state: SyncProgress['state']): void {
+    this.context.options.onProgress?.({
+      entity: this.entity,
+      fetched: this.outcome.fetched,
+      pages: this.pages,
+      expected: this.planned.expected,
+      elapsedMs: performance.now() - this.planned.began,
+      state,
+    });
+  }
+}
+
+/** The error that ends the whole run: without a quota, valid credentials or a reachable service, every entity would fail the same way. */
+function endsRun(error: unknown): boolean {
+  return (
+    error instanceof RateLimitedError ||
+    error instanceof AuthenticationError ||
+    (error instanceof NetworkError && error.transport === 'connect')
+  );
+}
+
+/** The numeric id text of a record that could not be stored, when it could name a stored row. */
+function storableKey(id: string | null): number | null {
+  if (id === null || !/^\d+$/.test(id)) return null;
+  const key = Number(id);
+  return key <= MAX_INTEGER ? key : null;
+}
+
+/** The delete policy of a run given only the CLI's `allowDeletes` (tests and callers without a config). */
+function policyOf(options: SyncOptions): DeletePolicy {
+  return { ...DEFAULT_DELETE_POLICY, allow: options.allowDeletes ?? [] };
+}
+
+async function rememberCap(db: Kysely<Database>, list: string, maxCount: number, runId: number): Promise<void> {
+  await db
+    .insertInto('list_caps')
+    .values({ list, max_count: maxCount, run_id: runId })
+    .onConflict((oc) =>
+      oc.column('list').doUpdateSet({ max_count: maxCount, run_id: runId, learned_at: sql`clock_timestamp()` }),
+    )
+    .execute();
+}
