@@ -25,7 +25,7 @@ import {
   type ValueIssue,
 } from '../api/index.js';
 import { MAX_INTEGER, type EntityName, type SingleReadEntity } from '../catalog/index.js';
-import type { Database } from '../db/index.js';
+import { heldDeletesLine, type Database } from '../db/index.js';
 import { errorMessage, isConnectionLost } from '../errors.js';
 import {
   identify,
@@ -405,10 +405,7 @@ class EntityPull {
       problems.push(`the list did not end cleanly (${unfinished.warnings.join('; ') || 'incomplete'})`);
     else if (this.unidentified > 0)
       problems.push(`${this.unidentified} record(s) without a readable id; nothing is marked deleted`);
-    if (outcome.held > 0)
-      problems.push(
-        `${outcome.held} deletes held (run invoice-mirror sync --allow-deletes ${entity} if they are real)`,
-      );
+    if (outcome.held > 0) problems.push(heldDeletesLine(outcome.held, entity));
     if (outcome.rejected > 0)
       problems.push(`${outcome.rejected} value(s) not stored as sent (see invoice-mirror status)`);
     if (this.issuesBefore > 0)
