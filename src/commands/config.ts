@@ -10,6 +10,10 @@ export function registerConfigCommand(command: Command): void {
   command.option('--json', 'print one JSON object, for scripts').action((options: { json?: boolean }) => {
     const config = loadConfig(); // a bad setting stops here, with its one line
     const parsed = settingsSchema.parse(process.env) as Record<string, unknown>;
+    const credentials: Record<string, string | undefined> = {
+      INVOICING_API_USER: config.api.user,
+      INVOICING_API_KEY: config.api.apiKey,
+    };
     const rows = SETTING_LIST.map(({ setting }) => {
       const given = process.env[setting.env];
       const fromEnvironment = given !== undefined && given.trim() !== '';
@@ -24,6 +28,17 @@ export function registerConfigCommand(command: Command): void {
               : Array.isArray(value)
                 ? value.join(',') || 'none'
                 : String(value);
+      if (!fromEnvironment && setting.env in credentials) {
+        // The service's credentials: the sandbox's for a URL on this machine, else required.
+        const implied = credentials[setting.env];
+        return implied
+          ? { setting: setting.env, value: setting.secret ? '[REDACTED]' : implied, source: 'default (the sandbox)' }
+          : {
+              setting: setting.env,
+              value: '',
+              source: 'required (unset; backfill, sync, daemon and jobs run need it)',
+            };
+      }
       return {
         setting: setting.env,
         value: shown,

@@ -5,7 +5,10 @@ import type { Command } from 'commander';
 import { UsageError } from '../errors.js';
 import { OUTPUT_FORMATS, formatRows, type OutputFormat } from '../format.js';
 import { REPORTS, findReport, runReport } from '../reports/index.js';
+import { didYouMean } from '../suggest.js';
 import { choice, withApp } from './context.js';
+
+const REPORT_NAMES = REPORTS.map((report) => report.name);
 
 export function registerReportCommand(command: Command): void {
   command
@@ -24,7 +27,10 @@ export function registerReportCommand(command: Command): void {
         return;
       }
       const report = findReport(name);
-      if (!report) throw new UsageError(`unknown report '${name}' (run 'invoice-mirror report' to list them)`);
+      if (!report)
+        throw new UsageError(
+          `unknown report '${name}'${didYouMean(name, REPORT_NAMES)} (run 'invoice-mirror report' to list them)`,
+        );
       await withApp({}, async (app) => {
         const { columns, rows } = await runReport(app.database.db, app.database.schema, report);
         process.stdout.write(formatRows(rows, options.format, columns));

@@ -26,7 +26,7 @@ function entityList(value: string, option = '--only'): EntityName[] {
   return names as EntityName[];
 }
 
-function printOutcome(outcome: SyncOutcome): void {
+function printOutcome(outcome: SyncOutcome, apiUrl: string): void {
   const rows = Object.entries(outcome.entities).map(([entity, o]) => ({
     entity,
     fetched: o!.fetched,
@@ -42,6 +42,12 @@ function printOutcome(outcome: SyncOutcome): void {
   process.stdout.write(
     `run ${outcome.runId}: ${outcome.status}, ${plural(outcome.requestsMade, 'request')}${outcome.error ? ` (${outcome.error})` : ''}\n`,
   );
+  const entities = Object.values(outcome.entities);
+  // A list never answers 404 at the right address: every list answering it means a wrong URL.
+  if (entities.length > 1 && entities.every((o) => /\b404\b/.test(o?.error ?? '')))
+    process.stdout.write(
+      `every list answered 404 Not found: check INVOICING_API_URL (the service's API, ending in /api/v1; now ${apiUrl})\n`,
+    );
 }
 
 const ALLOW_HELP =
@@ -68,7 +74,7 @@ async function pull(app: App, kind: 'backfill' | 'sync', options: PullFlags): Pr
     (signal) => {
       clearProgressLine();
       process.stderr.write(
-        `invoice-mirror: ${signal} again: exiting now; the run is marked interrupted and running the command again resumes safely\n`,
+        `invoice-mirror: ${signal} again: exiting now; the run is marked interrupted and running the command again pulls again, keeping what was written\n`,
       );
       process.exit(EXIT_CODE[signal] ?? 130);
     },
@@ -81,7 +87,7 @@ async function pull(app: App, kind: 'backfill' | 'sync', options: PullFlags): Pr
       onProgress: kind === 'backfill' ? progressReporter(process.stderr, logger) : undefined,
       signal: stop.signal,
     });
-    printOutcome(outcome);
+    printOutcome(outcome, app.config.api.url);
     if (outcome.status === 'interrupted') return EXIT_CODE[stop.signal.reason as NodeJS.Signals] ?? 130;
     return outcome.status === 'succeeded' ? 0 : 1;
   } finally {

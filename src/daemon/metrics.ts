@@ -81,9 +81,11 @@ export class DaemonMetrics {
       help: 'The last X-RateLimit-Remaining the service sent (absent until one is seen).',
       registers: [this.registry],
       collect() {
-        this.reset();
         const remaining = metrics.client?.rateLimitRemaining;
         if (remaining !== undefined && remaining !== null) this.set(remaining);
+        // prom-client's reset() leaves an unlabelled gauge at 0, which reads as "quota spent" (an
+        // alert's trigger); with no value seen, the series must be absent instead.
+        else (this as unknown as { hashMap: Record<string, unknown> }).hashMap = {};
       },
     });
     new Gauge({

@@ -212,9 +212,10 @@ class EntityPull {
     const listComplete = !this.outcome.error && !this.stoppedEarly && this.unfinishedList() === undefined;
     if (listComplete && this.unidentified === 0) await this.conclude();
     if (!this.outcome.error) this.reportProblems();
-    // Failed: the list did not end (an error, a stop); done: read to its end (the outcome's
-    // `complete` says whether it is also stored exactly).
-    this.progress(listComplete ? 'done' : 'failed');
+    // Done: read to its end (the outcome's `complete` says whether it is also stored exactly);
+    // stopped: a signal ended it after a page; failed: the list did not end (an error).
+    const stopped = this.stoppedEarly || this.context.options.signal?.aborted === true;
+    this.progress(listComplete ? 'done' : stopped ? 'stopped' : 'failed');
   }
 
   // ---- read the lists ---------------------------------------------------------------------

@@ -1,7 +1,7 @@
 /**
  * Shows a pull's progress as counters that are true: records and pages so far, the rate, the time
  * elapsed, and the records expected where the last complete pull tells. On a terminal one line
- * per entity is redrawn in place and ends `done` or `failed`; elsewhere a log line per entity
+ * per entity is redrawn in place and ends `done`, `stopped` or `failed`; elsewhere a log line per entity
  * every few seconds and when it is over.
  */
 import type { Logger } from 'pino';

@@ -62,8 +62,11 @@ export interface SyncProgress {
   expected: number | null;
   /** Time since this entity's pull began. */
   elapsedMs: number;
-  /** `pulling` until the entity's pull is over; `done` when its list was read to the end, else `failed`. */
-  state: 'pulling' | 'done' | 'failed';
+  /**
+   * `pulling` until the entity's pull is over; `done` when its list was read to the end,
+   * `stopped` when Ctrl-C (or SIGTERM) stopped it after a page, else `failed`.
+   */
+  state: 'pulling' | 'done' | 'stopped' | 'failed';
 }
 
 export interface SyncOptions {
@@ -274,5 +277,5 @@ function completedNames(outcomes: Outcomes): string {
 
 function interruptedMessage(signal: AbortSignal | undefined): string {
   const reason = typeof signal?.reason === 'string' ? ` (${signal.reason})` : '';
-  return `interrupted${reason}: stopped after the page being written; running the command again resumes safely`;
+  return `interrupted${reason}: stopped after the page being written; running the command again pulls again, keeping what was written`;
 }

@@ -276,6 +276,31 @@ describe('invoice-mirror config', () => {
     });
     expect(setting('CONSOLE_TOKEN')).toEqual({ setting: 'CONSOLE_TOKEN', value: '', source: 'unset' });
 
+    const credentials = async (url: string) => {
+      const shown = await runCli(['config', '--json'], {
+        env: { INVOICING_API_URL: url, INVOICING_API_USER: undefined, INVOICING_API_KEY: undefined },
+      });
+      return (JSON.parse(shown.stdout) as typeof printed).settings.filter((s) =>
+        s.setting.startsWith('INVOICING_API_'),
+      );
+    };
+    expect((await credentials('https://www.factuursturen.nl/api/v1')).slice(1)).toEqual([
+      {
+        setting: 'INVOICING_API_USER',
+        value: '',
+        source: 'required (unset; backfill, sync, daemon and jobs run need it)',
+      },
+      {
+        setting: 'INVOICING_API_KEY',
+        value: '',
+        source: 'required (unset; backfill, sync, daemon and jobs run need it)',
+      },
+    ]);
+    expect((await credentials('http://127.0.0.1:4010/api/v1')).slice(1)).toEqual([
+      { setting: 'INVOICING_API_USER', value: 'sandbox', source: 'default (the sandbox)' },
+      { setting: 'INVOICING_API_KEY', value: '[REDACTED]', source: 'default (the sandbox)' },
+    ]);
+
     const embedded = await runCli(['config'], {
       env: { DATABASE_URL: undefined, EMBEDDED_DB_DIR: '/tmp/im-config-test' },
     });

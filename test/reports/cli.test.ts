@@ -87,6 +87,14 @@ describe('invoice-mirror report', () => {
     );
   });
 
+  it('suggests the report a misspelled name was meant to be', async () => {
+    const result = await cli('report', 'open_quotatons');
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe(
+      "invoice-mirror: unknown report 'open_quotatons' (did you mean 'open_quotations'?) (run 'invoice-mirror report' to list them)\n",
+    );
+  });
+
   it('refuses an unknown format with exit code 2', async () => {
     const result = await cli('report', 'open_quotations', '--format', 'xml');
     expect(result.code).toBe(2);

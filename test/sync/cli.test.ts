@@ -106,7 +106,7 @@ describe('backfill and sync commands', () => {
     expect(stderr).toBe('invoice-mirror: SIGINT: stopping after the page being written (again to exit at once)\n');
     expect(stdout).toMatch(
       new RegExp(
-        `run \\d+: interrupted, \\d+ requests \\(interrupted \\(SIGINT\\): stopped after the page being written; running the command again resumes safely; \\d of ${ENTITY_NAMES.length} entities were pulled completely \\([^)]*\\)\\)\n$`,
+        `run \\d+: interrupted, \\d+ requests \\(interrupted \\(SIGINT\\): stopped after the page being written; running the command again pulls again, keeping what was written; \\d of ${ENTITY_NAMES.length} entities were pulled completely \\([^)]*\\)\\)\n$`,
       ),
     );
     const last = await lastSyncRun(db);
@@ -154,6 +154,15 @@ describe('backfill and sync commands', () => {
     const result = await runCli(['sync'], { env: { ...database.current.env, ...apiEnv() } });
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/clients\s+120\s+0\s+0\s+0\s+0\s+0\s+120\s+yes/);
+  });
+
+  it('an API URL that answers 404 to every list is named as the likely cause', async () => {
+    const wrong = env.sandbox.url.replace(/\/api\/v1$/, '/wrong/api/v1');
+    const result = await runCli(['sync'], { env: { ...database.current.env, INVOICING_API_URL: wrong } });
+    expect(result.code).toBe(1);
+    expect(result.stdout).toContain(
+      `every list answered 404 Not found: check INVOICING_API_URL (the service's API, ending in /api/v1; now ${wrong})\n`,
+    );
   });
 
   it('exits 1 when a pull fails, on Postgres and on the embedded database', async () => {

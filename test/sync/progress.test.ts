@@ -39,6 +39,29 @@ describe('pull progress', () => {
     }
   });
 
+  it('ends stopped, not failed, when a signal stops it after a page', async () => {
+    const paged = clientFor(env.sandbox, { pageSize: 20 });
+    const stop = new AbortController();
+    const seen: SyncProgress[] = [];
+    try {
+      await runSync(
+        { db: database.current.handle.db, client: paged, schema: database.current.schema },
+        {
+          kind: 'backfill',
+          entities: ['clients'],
+          signal: stop.signal,
+          onProgress: (p) => {
+            seen.push({ ...p });
+            stop.abort();
+          },
+        },
+      );
+      expect(seen.map((p) => p.state)).toEqual(['pulling', 'stopped']);
+    } finally {
+      await paged.close();
+    }
+  });
+
   it('ends failed when the list does not end (a refused login), never done', async () => {
     const refused = clientFor(env.sandbox, { apiKey: 'wrong-key' });
     try {
