@@ -80,9 +80,15 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
   } catch (error) {
     await handle.close().catch(() => undefined);
     if (error instanceof RunError) throw error; // the embedded server could not be started again
-    throw new RunError(`cannot connect to ${location}: ${scrub(errorMessage(error))}`);
+    throw new RunError(`cannot connect to ${location}: ${scrub(errorMessage(error))}${connectHint(error)}`);
   }
   return handle;
+}
+
+/** What to do about a refusal whose remedy is known: a database that does not exist yet. */
+function connectHint(error: unknown): string {
+  const missing = /database "([^"]+)" does not exist/.exec(errorMessage(error));
+  return missing ? `; create it (createdb ${missing[1]}, or CREATE DATABASE "${missing[1]}") or fix DATABASE_URL` : '';
 }
 
 function describeUrl(databaseUrl: string): string {

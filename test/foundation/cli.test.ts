@@ -89,6 +89,16 @@ describe('bad settings and arguments', () => {
     });
   }
 
+  it('a database that does not exist: one line that says how to create it', async () => {
+    const url = new URL(databaseUrl());
+    url.pathname = '/im_no_such_database';
+    const result = await runCli(['status'], { env: { LOG_LEVEL: 'warn', DATABASE_URL: url.toString() } });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(
+      /^invoice-mirror: cannot connect to the database at .*: database "im_no_such_database" does not exist; create it \(createdb im_no_such_database, or CREATE DATABASE "im_no_such_database"\) or fix DATABASE_URL\n$/,
+    );
+  });
+
   it('exits 2 on an unknown command or option, 0 on --help and --version', async () => {
     expect((await runCli(['frobnicate'])).code).toBe(2);
     expect(
