@@ -261,7 +261,7 @@ export const REPORTS: readonly Report[] = [
   {
     name: 'upcoming_repeating_sends',
     title: 'Upcoming repeating invoices',
-    description: 'each invoice repeating invoices send in the next year',
+    description: 'every invoice the repeating invoices will send in the next year',
     orderBy: 'send_date, repeating_invoice_id',
     comment:
       'Every invoice the repeating invoices will send in the coming year: one row per send date from today on (a next send date in the past, which the service has not moved on yet, is stepped forward), each one step of the frequency after the previous (weekly 7 days, biweekly 14, fourweekly 28, monthly 1 month, bimonthly 2, quarterly 3, halfyearly 6, yearly 12; a monthly send on the 31st moves to the 28th in February and stays there), up to the final send date and to before the same day next year.',
