@@ -13,6 +13,7 @@ import { sql } from 'kysely';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { invoiceOpenSql } from '../../src/catalog/index.js';
 import { consoleListener } from '../../src/console/index.js';
 import { runSync } from '../../src/sync/index.js';
 import { findChromium } from '../support/browser.js';
@@ -171,6 +172,34 @@ describe.skipIf(!CHROMIUM)('web console', () => {
     await shoot('records');
     await page.goto(`${base}/reports`);
     await shoot('reports');
+  });
+
+  it("offers only the actions the kind's pre-check accepts: none to pay or remind a paid invoice, no approval of a draft", async () => {
+    const db = env.database.current.handle.db;
+    const paid = await sql<{ id: string }>`select id from invoices
+      where coalesce(open, 0) <= 0 and deleted_at is null order by id limit 1`.execute(db);
+    const open = await sql<{ id: string }>`select id from invoices
+      where ${sql.raw(invoiceOpenSql('open', 'uncollectible'))} and deleted_at is null order by id limit 1`.execute(db);
+    const draft = await sql<{ id: string }>`select id from quotations
+      where sent is not true and deleted_at is null order by id limit 1`.execute(db);
+    const sent = await sql<{ id: string }>`select id from quotations
+      where sent = true and deleted_at is null order by id limit 1`.execute(db);
+    const buttons = async (path: string) => {
+      await page.goto(`${base}${path}`);
+      return page.locator('.actions button').allTextContents();
+    };
+    const paidButtons = await buttons(`/records/invoices/${paid.rows[0]!.id}`);
+    expect(paidButtons).not.toContain('Register a payment…');
+    expect(paidButtons).not.toContain('Send a reminder…');
+    expect(paidButtons).toContain('Fetch its PDF…');
+    await shoot('record-paid-invoice');
+    if (open.rows[0]) expect(await buttons(`/records/invoices/${open.rows[0].id}`)).toContain('Register a payment…');
+    const draftButtons = await buttons(`/records/quotations/${draft.rows[0]!.id}`);
+    expect(draftButtons).not.toContain('Approve this quotation…');
+    expect(draftButtons).toContain('Send it…');
+    const sentButtons = await buttons(`/records/quotations/${sent.rows[0]!.id}`);
+    expect(sentButtons).not.toContain('Send it…');
+    expect(sentButtons).toContain('Approve this quotation…');
   });
 
   it('refuses a change posted from another site', async () => {
