@@ -12,7 +12,8 @@ import type { Logger } from 'pino';
 import type { DeletePolicy } from '../config.js';
 import { heldDeleteKeys, heldDeletesAdvice, type Database } from '../db/index.js';
 import { SETTINGS } from '../settings.js';
-import type { EntityDefinition } from './entities.js';
+import type { EntityName } from '../catalog/index.js';
+import { definitionOf, type EntityDefinition } from './entities.js';
 import { findMissing, markKeysDeleted } from './merge.js';
 
 export type { DeletePolicy };
@@ -90,4 +91,33 @@ export async function sweepWithSafeguard(
     );
   }
   return { deleted, held: toHold.length, live };
+}
+
+/**
+ * A person's word that an entity's held deletes are real (the console's "Release", what
+ * `sync --allow-deletes ENTITY` does in a pull): marks the held records deleted, each with a
+ * `changes` row, and clears the hold. Returns how many were marked deleted.
+ */
+export async function releaseHeldDeletes(db: Kysely<Database>, entity: EntityName): Promise<number> {
+  return db.transaction().execute(async (trx) => {
+    const keys = [...(await heldDeleteKeys(trx, entity))];
+    const deleted = await markKeysDeleted(trx, definitionOf(entity), keys, null);
+    await trx.deleteFrom('held_deletes').where('entity', '=', entity).execute();
+    return deleted;
+  });
+}
+
+/**
+ * A person's word to keep an entity's deletes held (the console's "Keep holding"): the records
+ * stay live, and the hold starts again now, so complete pulls confirm it only after another
+ * HELD_DELETES_CONFIRM_HOURS (when set). Returns how many are held.
+ */
+export async function keepHoldingDeletes(db: Kysely<Database>, entity: EntityName): Promise<number> {
+  const rows = await db
+    .updateTable('held_deletes')
+    .set({ held_at: sql`now()` })
+    .where('entity', '=', entity)
+    .returning('entity_id')
+    .execute();
+  return rows.length;
 }
