@@ -155,7 +155,8 @@ export type ConsoleSettings = Config['console'];
 /**
  * When a complete pull may mark records deleted at once: unless more than `maxPercent` % of an
  * entity's live rows and more than `maxRows` rows would go (or every row), or the entity is in
- * `allow` (`all`: every entity). Held deletes wait for the next complete pull to confirm them.
+ * `allow` (`all`: every entity). Held deletes wait for a person (`sync --allow-deletes`, the
+ * console's Release), or for complete pulls spanning `confirmHours` hours when that is set.
  */
 export type DeletePolicy = Config['deletes'];
 

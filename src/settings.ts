@@ -245,6 +245,15 @@ export const SETTINGS = {
       type: 'entities',
       meaning: 'entities whose deletes are never held',
     },
+    confirmHours: {
+      env: 'HELD_DELETES_CONFIRM_HOURS',
+      type: 'integer',
+      min: 0,
+      max: 24 * 366,
+      default: 0,
+      meaning:
+        'held deletes are applied once complete pulls find the records missing for this many hours (0: never by themselves; a person releases them)',
+    },
   },
   reconcileIntervalHours: {
     env: 'RECONCILE_INTERVAL_HOURS',

@@ -18,7 +18,7 @@ import { serveAssets } from './assets.js';
 import { html, page } from './layout.js';
 import { changeRoutes } from './pages/changes.js';
 import { jobRoutes } from './pages/jobs.js';
-import { overviewPage } from './pages/overview.js';
+import { heldDeleteRoutes, overviewPage } from './pages/overview.js';
 import { recordRoutes } from './pages/records.js';
 import { reportRoutes } from './pages/reports.js';
 
@@ -47,6 +47,7 @@ export function createConsoleApp(deps: ConsoleDeps): Hono {
   serveAssets(app);
   app.get('/', async (c) => c.html(await overviewPage(db, deps.attention?.())));
   jobRoutes(app, db, { maxAttempts: deps.maxAttempts });
+  heldDeleteRoutes(app, db);
   changeRoutes(app, db);
   recordRoutes(app, db);
   reportRoutes(app, db);

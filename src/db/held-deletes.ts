@@ -9,7 +9,7 @@ import type { Database } from './schema.js';
 /** What held deletes are, for a person reading `status` or the console. */
 export const HELD_DELETES_EXPLAINED =
   'records missing from the service, not marked deleted because too many went at once. ' +
-  'The next complete pull applies them if the records are still missing, and drops them if they are back.';
+  'They wait for a person to release them (or for HELD_DELETES_CONFIRM_HOURS of complete pulls, when set); a record back in the list drops out.';
 
 /** How to release an entity's held deletes when the records really were deleted. */
 export function heldDeletesAdvice(entity: string): string {

@@ -17,6 +17,7 @@ export {
   cancelJob,
   getJob,
   listJobs,
+  precheckRefusal,
   retryJob,
   JobStateError,
   JOB_STATUSES,

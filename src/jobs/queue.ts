@@ -6,7 +6,7 @@
 import { sql, type Kysely } from 'kysely';
 import { closeOrphanedRuns, jsonb, type Database, type JobStatus } from '../db/index.js';
 import { unstorableValues } from '../api/index.js';
-import { JobStateError, PayloadError } from './errors.js';
+import { JobStateError, PayloadError, PrecheckError } from './errors.js';
 import { kindNamed, parseJob, type JobRow } from './kinds.js';
 import type { Disposition } from './outcome.js';
 import { repeatable } from './policies/repeatable.js';
@@ -38,6 +38,26 @@ export interface NewJob {
 
 /** A job as its pre-check sees it before it is queued: no attempt, nothing recorded. */
 const NOT_YET_RUN = { id: 0, attempts: 0, max_attempts: 1, result: null };
+
+/**
+ * Whether the kind's pre-check accepts the action now (null), or why not (its PrecheckError's
+ * message): the one rule, asked by the console before it offers an action on a record.
+ */
+export async function precheckRefusal(
+  db: Kysely<Database>,
+  kindName: string,
+  payload: unknown,
+): Promise<string | null> {
+  const kind = kindNamed(kindName);
+  if (!kind?.precheck) return null;
+  try {
+    await kind.precheck(db, payload, { ...NOT_YET_RUN, kind: kindName, payload });
+    return null;
+  } catch (error) {
+    if (error instanceof PrecheckError) return error.message;
+    throw error;
+  }
+}
 
 /**
  * Validates the payload (PayloadError naming the field) and queues the job. With an idempotency

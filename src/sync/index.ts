@@ -8,3 +8,4 @@ export {
 } from './run.js';
 export { progressReporter, progressText } from './progress.js';
 export { refreshRecords, type RefreshTarget, type RefreshOutcome } from './refresh.js';
+export { keepHoldingDeletes, releaseHeldDeletes } from './safeguard.js';

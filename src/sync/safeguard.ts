@@ -4,15 +4,18 @@
  * `maxPercent` % of the entity's live rows and more than `maxRows` rows, or every row. A service
  * that answers one empty list, or a cut-short list, looks exactly like that, and reports would be
  * wrong until the next pull restored everything. Such deletes are held (`held_deletes`) and the
- * pull ends incomplete; they are applied when the next complete pull finds the same records still
- * missing, or at once when the entity is allowed (`sync --allow-deletes ENTITY`, ALLOW_DELETES).
+ * pull ends incomplete. They wait for a person: released by `sync --allow-deletes ENTITY` (or
+ * ALLOW_DELETES) or the console's Release; or, when HELD_DELETES_CONFIRM_HOURS is set, confirmed by
+ * a complete pull that still finds the records missing that many hours after they were first held.
+ * A record back in the list drops out of the hold.
  */
 import { sql, type Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { DeletePolicy } from '../config.js';
 import { heldDeleteKeys, heldDeletesAdvice, type Database } from '../db/index.js';
 import { SETTINGS } from '../settings.js';
-import type { EntityDefinition } from './entities.js';
+import type { EntityName } from '../catalog/index.js';
+import { definitionOf, type EntityDefinition } from './entities.js';
 import { findMissing, markKeysDeleted } from './merge.js';
 
 export type { DeletePolicy };
@@ -22,6 +25,7 @@ export const DEFAULT_DELETE_POLICY: DeletePolicy = {
   maxPercent: SETTINGS.deletes.maxPercent.default,
   maxRows: SETTINGS.deletes.maxRows.default,
   allow: [],
+  confirmHours: SETTINGS.deletes.confirmHours.default,
 };
 
 export interface SweepOutcome {
@@ -60,19 +64,27 @@ export async function sweepWithSafeguard(
   let toDelete = missing;
   let toHold: number[] = [];
   if (!allowsDeletes(policy, entity) && tooManyDeletes(missing.length, live, policy)) {
-    // Missing in two complete pulls in a row: confirmed. The rest waits for the next pull.
-    toDelete = missing.filter((key) => heldBefore.has(key));
-    toHold = missing.filter((key) => !heldBefore.has(key));
+    // Held until a person releases them; or, when the setting asks, until complete pulls have
+    // found them missing for that many hours.
+    const confirmed = policy.confirmHours > 0 ? await heldLongerThan(db, entity, policy.confirmHours) : new Set();
+    toDelete = missing.filter((key) => confirmed.has(key));
+    toHold = missing.filter((key) => !confirmed.has(key));
   }
   const deleted = await markKeysDeleted(db, definition, toDelete, runId);
   await db.transaction().execute(async (trx) => {
-    await trx.deleteFrom('held_deletes').where('entity', '=', entity).execute();
-    if (toHold.length > 0) {
+    // Those still held keep the time they were first held; the rest leave the hold.
+    await trx
+      .deleteFrom('held_deletes')
+      .where('entity', '=', entity)
+      .where(sql<boolean>`not (entity_id::int = any(${sql`${toHold}::int[]`}))`)
+      .execute();
+    const added = toHold.filter((key) => !heldBefore.has(key));
+    if (added.length > 0) {
       await trx
         .insertInto('held_deletes')
         .columns(['entity', 'entity_id', 'run_id'])
         .expression(
-          sql`select ${entity}, key::text, ${runId}::bigint from unnest(${sql`${toHold}::int[]`}) as held(key)`,
+          sql`select ${entity}, key::text, ${runId}::bigint from unnest(${sql`${added}::int[]`}) as held(key)`,
         )
         .execute();
     }
@@ -81,7 +93,7 @@ export async function sweepWithSafeguard(
     log.warn(
       { entity, held: toHold.length, live, runId },
       `${entity}: ${toHold.length} of ${live} records are missing from the service's list; not marked deleted (too many at once). ` +
-        `The next complete pull confirms them if they are still missing; or ${heldDeletesAdvice(entity)}`,
+        `They wait for a person: ${heldDeletesAdvice(entity)}`,
     );
   } else if (heldBefore.size > 0 && deleted < heldBefore.size) {
     log.info(
@@ -90,4 +102,44 @@ export async function sweepWithSafeguard(
     );
   }
   return { deleted, held: toHold.length, live };
+}
+
+/**
+ * A person's word that an entity's held deletes are real (the console's "Release", what
+ * `sync --allow-deletes ENTITY` does in a pull): marks the held records deleted, each with a
+ * `changes` row, and clears the hold. Returns how many were marked deleted.
+ */
+export async function releaseHeldDeletes(db: Kysely<Database>, entity: EntityName): Promise<number> {
+  return db.transaction().execute(async (trx) => {
+    const keys = [...(await heldDeleteKeys(trx, entity))];
+    const deleted = await markKeysDeleted(trx, definitionOf(entity), keys, null);
+    await trx.deleteFrom('held_deletes').where('entity', '=', entity).execute();
+    return deleted;
+  });
+}
+
+/**
+ * A person's word to keep an entity's deletes held (the console's "Keep holding"): the records
+ * stay live, and the hold starts again now, so complete pulls confirm it only after another
+ * HELD_DELETES_CONFIRM_HOURS (when set). Returns how many are held.
+ */
+export async function keepHoldingDeletes(db: Kysely<Database>, entity: EntityName): Promise<number> {
+  const rows = await db
+    .updateTable('held_deletes')
+    .set({ held_at: sql`now()` })
+    .where('entity', '=', entity)
+    .returning('entity_id')
+    .execute();
+  return rows.length;
+}
+
+/** The keys of an entity's held deletes first held at least `hours` ago (by the database's clock). */
+async function heldLongerThan(db: Kysely<Database>, entity: string, hours: number): Promise<Set<number>> {
+  const rows = await db
+    .selectFrom('held_deletes')
+    .select('entity_id')
+    .where('entity', '=', entity)
+    .where('held_at', '<=', sql<Date>`now() - make_interval(hours => ${hours})`)
+    .execute();
+  return new Set(rows.map((r) => Number(r.entity_id)));
 }

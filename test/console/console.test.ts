@@ -13,6 +13,8 @@ import { sql } from 'kysely';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { invoiceOpenSql } from '../../src/catalog/index.js';
+import { jsonb } from '../../src/db/index.js';
 import { consoleListener } from '../../src/console/index.js';
 import { runSync } from '../../src/sync/index.js';
 import { findChromium } from '../support/browser.js';
@@ -171,6 +173,130 @@ describe.skipIf(!CHROMIUM)('web console', () => {
     await shoot('records');
     await page.goto(`${base}/reports`);
     await shoot('reports');
+  });
+
+  it("offers only the actions the kind's pre-check accepts: none to pay or remind a paid invoice, no approval of a draft", async () => {
+    const db = env.database.current.handle.db;
+    const paid = await sql<{ id: string }>`select id from invoices
+      where coalesce(open, 0) <= 0 and deleted_at is null order by id limit 1`.execute(db);
+    const open = await sql<{ id: string }>`select id from invoices
+      where ${sql.raw(invoiceOpenSql('open', 'uncollectible'))} and deleted_at is null order by id limit 1`.execute(db);
+    const draft = await sql<{ id: string }>`select id from quotations
+      where sent is not true and deleted_at is null order by id limit 1`.execute(db);
+    const sent = await sql<{ id: string }>`select id from quotations
+      where sent = true and deleted_at is null order by id limit 1`.execute(db);
+    const buttons = async (path: string) => {
+      await page.goto(`${base}${path}`);
+      return page.locator('.actions button').allTextContents();
+    };
+    const paidButtons = await buttons(`/records/invoices/${paid.rows[0]!.id}`);
+    expect(paidButtons).not.toContain('Register a payment…');
+    expect(paidButtons).not.toContain('Send a reminder…');
+    expect(paidButtons).toContain('Fetch its PDF…');
+    await shoot('record-paid-invoice');
+    if (open.rows[0]) expect(await buttons(`/records/invoices/${open.rows[0].id}`)).toContain('Register a payment…');
+    const draftButtons = await buttons(`/records/quotations/${draft.rows[0]!.id}`);
+    expect(draftButtons).not.toContain('Approve this quotation…');
+    expect(draftButtons).toContain('Send it…');
+    const sentButtons = await buttons(`/records/quotations/${sent.rows[0]!.id}`);
+    expect(sentButtons).not.toContain('Send it…');
+    expect(sentButtons).toContain('Approve this quotation…');
+  });
+
+  it('an interrupted send is resolved from its page: one id marked sent, the rest sent again, each id once', async () => {
+    const db = env.database.current.handle.db;
+    const { store } = env.box.sandbox;
+    const sentBefore = new Set(store.sentSavedIds());
+    const live = await sql<{
+      id: string;
+    }>`select id from saved_invoices where deleted_at is null order by id desc limit 3`.execute(db);
+    const ids = live.rows.map((r) => Number(r.id)).filter((i) => !sentBefore.has(i));
+    expect(ids).toHaveLength(3);
+    const [first, ...rest] = ids as [number, number, number];
+    // The call reached the service for the first id only; the job cannot tell which went.
+    await env.box.client.sendSavedInvoices([first], { delete: false });
+    const result = {
+      ids,
+      delete: false,
+      sent: [],
+      batches: [
+        {
+          ids,
+          attempt: 1,
+          outcome: 'unknown',
+          started_at: new Date().toISOString(),
+          error: 'the worker stopped during the call',
+        },
+      ],
+    };
+    const { rows } = await sql<{
+      id: string;
+    }>`insert into jobs (kind, payload, status, attempts, max_attempts, result, last_error)
+      values ('send_saved_invoices', ${jsonb({ ids, delete: false })}, 'interrupted', 1, 1,
+        ${jsonb(result)}, 'interrupted: the worker stopped during attempt 1') returning id`.execute(db);
+    const id = Number(rows[0]!.id);
+
+    await page.goto(`${base}/jobs/${id}`);
+    await expect(page.locator('h2', { hasText: 'Ids by state' }).count()).resolves.toBe(1);
+    await shoot('job-interrupted');
+    await page
+      .locator('li', { hasText: new RegExp(`^${first}:`) })
+      .getByRole('link', { name: 'Mark as sent…' })
+      .click();
+    await expect(page.locator('p.error').textContent()).resolves.toContain('without sending');
+    await shoot('job-decide');
+    await page.getByRole('button', { name: 'Mark as sent' }).click();
+    await page.waitForURL(`${base}/jobs/${id}`);
+    await expect(page.locator('#job .badge').first().textContent()).resolves.toBe('queued');
+    // Queued: nothing to retry (it will run), no decisions.
+    await expect(page.getByRole('button', { name: 'Retry' }).count()).resolves.toBe(0);
+    await env.runner().runUntilEmpty(); // the other two are still saved invoices, their call not settled: unknown
+    await page.goto(`${base}/jobs/${id}`);
+    await expect(page.locator('#job .badge').first().textContent()).resolves.toBe('interrupted');
+    await page.getByRole('link', { name: 'Send again (all unknown)…' }).click();
+    await expect(page.locator('p.error').textContent()).resolves.toContain('twice');
+    await page.getByRole('button', { name: 'Send again' }).click();
+    await page.waitForURL(`${base}/jobs/${id}`);
+    await env.runner().runUntilEmpty();
+    await page.goto(`${base}/jobs/${id}`);
+    await expect(page.locator('#job .badge').first().textContent()).resolves.toBe('succeeded');
+    // The attempts that failed are numbered by position across the retries.
+    const numbers = await page
+      .locator('h2:has-text("Attempts that failed") + table tbody tr td:first-child')
+      .allTextContents();
+    expect(numbers).toEqual(numbers.map((_, i) => String(i + 1)));
+    const sentNow = store.sentSavedIds().filter((i) => ids.includes(i));
+    expect(sentNow.sort((a, b) => a - b)).toEqual([...ids].sort((a, b) => a - b));
+    expect(rest.every((i) => sentNow.includes(i))).toBe(true);
+  });
+
+  it('held deletes are released from the overview, behind a confirmation', async () => {
+    const db = env.database.current.handle.db;
+    const held = await sql<{
+      id: string;
+    }>`select id from repeating_invoices where deleted_at is null order by id limit 2`.execute(db);
+    const keys = held.rows.map((r) => Number(r.id));
+    await sql`insert into held_deletes (entity, entity_id) select 'repeating_invoices', k::text from unnest(${keys}::int[]) k`.execute(
+      db,
+    );
+    await page.goto(`${base}/`);
+    const row = page.locator('tr', { has: page.locator('td', { hasText: /^repeating_invoices$/ }) }).last();
+    await expect(row.getByRole('link', { name: 'Keep holding…' }).count()).resolves.toBe(1);
+    await shoot('overview-held');
+    await row.getByRole('link', { name: 'Release…' }).click();
+    await expect(page.locator('main, body').first().textContent()).resolves.toContain(
+      'sync --allow-deletes repeating_invoices',
+    );
+    await page.getByRole('button', { name: 'Release: mark them deleted' }).click();
+    await page.waitForURL(`${base}/`);
+    const after = await sql<{
+      n: string;
+    }>`select count(*) as n from repeating_invoices where id = any(${keys}::int[]) and deleted_at is not null`.execute(
+      db,
+    );
+    expect(Number(after.rows[0]!.n)).toBe(2);
+    const left = await sql<{ n: string }>`select count(*) as n from held_deletes`.execute(db);
+    expect(Number(left.rows[0]!.n)).toBe(0);
   });
 
   it('refuses a change posted from another site', async () => {

@@ -74,6 +74,15 @@ describe('saved and repeating invoices', () => {
   it('send_saved_invoices without delete keeps the saved invoices', async () => {
     const { result } = await runJob('send_saved_invoices', { ids: [30, 31], delete: false });
     expect(result.sent).toEqual([30, 31]);
+    // The sent invoices are in the mirror at once, and the result names them.
+    const made = env.box.sandbox.store
+      .sendLog()
+      .filter((entry) => entry.savedId === 30 || entry.savedId === 31)
+      .map((entry) => entry.invoiceId);
+    expect(made).toHaveLength(2);
+    expect(result.invoices).toEqual([...made].sort((a, b) => a - b));
+    for (const invoice of made)
+      expect(await mirrorRow(env.database.current.handle, 'invoices', invoice)).toMatchObject({ deleted_at: null });
     expect(env.box.sandbox.store.get('saved_invoices', 30)).toBeDefined();
     expect((await mirrorRow(env.database.current.handle, 'saved_invoices', 30))!.deleted_at).toBeNull();
   });

@@ -145,17 +145,33 @@ describe('the delete safeguard', () => {
     await expectExactMirror();
   });
 
-  it('many real deletes are held once, then applied when the next complete pull confirms them', async () => {
+  it('many real deletes wait for a person: later pulls keep holding them; HELD_DELETES_CONFIRM_HOURS lets pulls spanning that long confirm them', async () => {
     const gone = upstreamIds('products').slice(0, 20);
     for (const id of gone) env.sandbox.store.delete('products', id);
     const first = await sync();
     expect(first.status).toBe('partial');
     expect(first.entities.products).toMatchObject({ deleted: 0, held: 20 });
     expect((await liveIds('products')).length).toBe(60);
+    const heldAt = async () =>
+      (await db().selectFrom('held_deletes').select('held_at').where('entity', '=', 'products').execute()).map((r) =>
+        new Date(r.held_at).getTime(),
+      );
+    const firstHeldAt = await heldAt();
 
+    // Once self-released by the next pull; now held by default (HELD_DELETES_CONFIRM_HOURS 0), keeping its start.
     const second = await sync();
-    expect(second.status).toBe('succeeded');
-    expect(second.entities.products).toMatchObject({ deleted: 20, held: 0 });
+    expect(second.status).toBe('partial');
+    expect(second.entities.products).toMatchObject({ deleted: 0, held: 20 });
+    expect(await heldAt()).toEqual(firstHeldAt);
+
+    // With the setting, a pull still finding them missing that many hours after they were first held applies them.
+    const confirming = { deletes: { ...DEFAULT_DELETE_POLICY, confirmHours: 2 } };
+    expect((await sync(confirming)).entities.products).toMatchObject({ deleted: 0, held: 20 });
+    await sql`update held_deletes set held_at = held_at - interval '3 hours'`.execute(db());
+    const confirmed = await sync(confirming);
+    expect(confirmed.status).toBe('succeeded');
+    expect(confirmed.entities.products).toMatchObject({ deleted: 20, held: 0 });
+    expect(await db().selectFrom('held_deletes').selectAll().execute()).toEqual([]);
     await expectExactMirror();
   });
 

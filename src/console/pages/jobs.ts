@@ -13,6 +13,7 @@ import {
   cancelJob,
   getJob,
   JOB_STATUSES,
+  kindNamed,
   JobStateError,
   KIND_NAMES,
   KINDS,
@@ -22,6 +23,7 @@ import {
   payloadTemplate,
   retryJob,
   type JobStatus,
+  type RetryDecisions,
 } from '../../jobs/index.js';
 import { ago, badge, html, page, pageOf, pager, text, withQuery, type Html } from '../layout.js';
 
@@ -75,8 +77,12 @@ async function jobPage(db: Kysely<Database>, id: number, message?: { error?: str
     : [];
   const batches = batchesOf(job.result);
   const live = job.status === 'queued' || job.status === 'running';
-  const canRetry = ['failed', 'interrupted', 'cancelled', 'queued'].includes(job.status);
-  const canCancel = ['queued', 'interrupted'].includes(job.status);
+  const policy = kindNamed(job.kind)?.policy;
+  const actions = policy?.actions(job.status as JobStatus, job.result) ?? [];
+  const canRetry = actions.includes('retry');
+  const canCancel = actions.includes('cancel');
+  const deciding = actions.includes('mark-sent') || actions.includes('resend');
+  const idStates = policy?.idsByState(job.payload, job.result) ?? null;
   return page(
     `Job ${id}: ${job.kind}`,
     html`<div id="job" ${live ? html`hx-get="/jobs/${id}" hx-trigger="every 2s" hx-select="#job" hx-swap="outerHTML"` : ''}>
@@ -88,7 +94,9 @@ async function jobPage(db: Kysely<Database>, id: number, message?: { error?: str
       <div class="actions">
         ${canRetry ? html`<form method="post" action="/jobs/${id}/retry"><button type="submit">Retry</button></form>` : ''}
         ${canCancel ? html`<form method="post" action="/jobs/${id}/cancel"><button type="submit" class="secondary">Cancel</button></form>` : ''}
+        ${deciding && idStates === null ? decisionLinks(id, 'call') : ''}
       </div>
+      ${idStates === null ? '' : idStatesTable(id, idStates, deciding)}
       <div class="grid">
         <section><h2>Payload</h2><pre>${JSON.stringify(job.payload, null, 2)}</pre></section>
         <section><h2>Result</h2><pre>${job.result === null ? '—' : JSON.stringify(job.result, null, 2)}</pre></section>
@@ -98,7 +106,7 @@ async function jobPage(db: Kysely<Database>, id: number, message?: { error?: str
         errors.length === 0
           ? html`<p class="muted">None.</p>`
           : html`<table><thead><tr><th>attempt</th><th>at</th><th>then</th><th>error</th></tr></thead><tbody>
-              ${errors.map((e) => html`<tr><td>${text(e.attempt)}</td><td>${text(e.at)}</td><td>${text(e.outcome)}</td><td>${text(e.error)}</td></tr>`)}</tbody></table>`
+              ${errors.map((e, i) => html`<tr><td title="attempt ${text(e.attempt)} since the job was last queued">${i + 1}</td><td>${text(e.at)}</td><td>${text(e.outcome)}</td><td>${text(e.error)}</td></tr>`)}</tbody></table>`
       }
       ${
         batches.length === 0
@@ -112,6 +120,83 @@ async function jobPage(db: Kysely<Database>, id: number, message?: { error?: str
     </div>`,
     { section: '/jobs' },
   );
+}
+
+/** The ids a choice names: `all` (every id of unknown outcome), one id, or the whole call of a single-call job. */
+type Subject = 'call' | 'all' | number;
+
+const CHOICES = {
+  'mark-sent': {
+    label: 'Mark as sent',
+    risk: (what: string) =>
+      `Records ${what} as sent without sending. If the call did not in fact reach the service, nothing is sent and nobody is told.`,
+  },
+  resend: {
+    label: 'Send again',
+    risk: (what: string) =>
+      `Makes the call for ${what} again. If the earlier call did reach the service, it happens twice: a customer gets it twice, a payment is booked twice. Check the service first.`,
+  },
+} as const;
+type Choice = keyof typeof CHOICES;
+
+const subjectWords = (subject: Subject, unknown: readonly number[]): string =>
+  subject === 'call'
+    ? 'the call of unknown outcome'
+    : subject === 'all'
+      ? `all ${unknown.length} ids of unknown outcome (${unknown.join(', ')})`
+      : `id ${subject}`;
+
+function decisionLinks(id: number, subject: Subject): Html {
+  return html`${(Object.keys(CHOICES) as Choice[]).map(
+    (choice) =>
+      html`<a href="/jobs/${id}/decide?choice=${choice}&amp;ids=${String(subject)}">${CHOICES[choice].label}${subject === 'all' ? ' (all unknown)' : ''}…</a> `,
+  )}`;
+}
+
+/** A send's ids by state; those of unknown outcome each with their decisions, and the decisions for all of them. */
+function idStatesTable(id: number, states: [string, number[]][], deciding: boolean): Html {
+  const unknown = states.find(([name]) => name.includes('unknown'))?.[1] ?? [];
+  return html`<h2>Ids by state</h2>
+    <table><thead><tr><th>state</th><th>ids</th></tr></thead><tbody>
+    ${states.map(
+      ([name, ids]) =>
+        html`<tr><td>${name}</td><td>${
+          deciding && ids === unknown
+            ? html`<ul>${ids.map((i) => html`<li>${i}: ${decisionLinks(id, i)}</li>`)}</ul>`
+            : ids.join(', ')
+        }</td></tr>`,
+    )}</tbody></table>
+    ${deciding && unknown.length > 1 ? html`<div class="actions">${decisionLinks(id, 'all')}</div>` : ''}`;
+}
+
+/** The confirmation of a person's decision about a call of unknown outcome, saying what it risks. */
+async function decidePage(db: Kysely<Database>, id: number, choice: Choice, subject: Subject): Promise<Html> {
+  const job = await getJob(db, id);
+  const states = kindNamed(job.kind)?.policy.idsByState(job.payload, job.result) ?? null;
+  const unknown = states?.find(([name]) => name.includes('unknown'))?.[1] ?? [];
+  const what = subjectWords(subject, unknown);
+  return page(
+    `Job ${id}: ${CHOICES[choice].label.toLowerCase()}?`,
+    html`<p><strong>${CHOICES[choice].label}: ${what}.</strong></p>
+      <p class="error">${CHOICES[choice].risk(what)}</p>
+      <form method="post" action="/jobs/${id}/decide">
+        <input type="hidden" name="choice" value="${choice}" /><input type="hidden" name="ids" value="${String(subject)}" />
+        <button type="submit">${CHOICES[choice].label}</button> <a href="/jobs/${id}">Back to the job</a>
+      </form>`,
+    { section: '/jobs' },
+  );
+}
+
+function parseDecision(choice: unknown, ids: unknown): { choice: Choice; subject: Subject } | null {
+  if (choice !== 'mark-sent' && choice !== 'resend') return null;
+  const text = String(ids ?? '');
+  if (text === 'call' || text === 'all') return { choice, subject: text };
+  return /^\d{1,10}$/.test(text) ? { choice, subject: Number(text) } : null;
+}
+
+function retryDecisions(choice: Choice, subject: Subject): RetryDecisions {
+  const named = subject === 'call' ? true : subject === 'all' ? 'unknown' : [subject];
+  return choice === 'mark-sent' ? { markSent: named } : { resend: named };
 }
 
 function newJobPage(values: { kind?: string; payload?: string }, error?: string): Html {
@@ -168,6 +253,26 @@ export function jobRoutes(app: Hono, db: Kysely<Database>, defaults: { maxAttemp
     }
   });
   app.get('/jobs/:id{[0-9]+}', async (c) => c.html(await jobPage(db, Number(c.req.param('id')))));
+  app.get('/jobs/:id{[0-9]+}/decide', async (c) => {
+    const id = Number(c.req.param('id'));
+    const decision = parseDecision(c.req.query('choice'), c.req.query('ids'));
+    if (!decision) return c.html(await jobPage(db, id, { error: 'choose mark-sent or resend, for an id or all' }), 400);
+    return c.html(await decidePage(db, id, decision.choice, decision.subject));
+  });
+  app.post('/jobs/:id{[0-9]+}/decide', async (c) => {
+    const id = Number(c.req.param('id'));
+    const form = await c.req.parseBody();
+    const decision = parseDecision(form.choice, form.ids);
+    if (!decision) return c.html(await jobPage(db, id, { error: 'choose mark-sent or resend, for an id or all' }), 400);
+    try {
+      await retryJob(db, id, retryDecisions(decision.choice, decision.subject));
+    } catch (error) {
+      if (error instanceof JobStateError || error instanceof RunError)
+        return c.html(await jobPage(db, id, { error: error.message }), 409);
+      throw error;
+    }
+    return c.redirect(`/jobs/${id}`, 303);
+  });
   app.post('/jobs/:id{[0-9]+}/:action{retry|cancel}', async (c) => {
     const id = Number(c.req.param('id'));
     const action = c.req.param('action');

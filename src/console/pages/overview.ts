@@ -2,8 +2,9 @@
  * Overview: did the last syncs work, what is held back, what is queued. Every figure is one
  * aggregate query; nothing here grows with the size of the mirror but the 30-day change count.
  */
+import type { Hono } from 'hono';
 import type { Kysely } from 'kysely';
-import { ENTITY_NAMES } from '../../catalog/index.js';
+import { ENTITY_NAMES, isEntityName } from '../../catalog/index.js';
 import {
   countJobsByStatus,
   dailyActivity,
@@ -20,6 +21,7 @@ import {
   type Database,
 } from '../../db/index.js';
 import { JOB_STATUSES } from '../../jobs/index.js';
+import { keepHoldingDeletes, releaseHeldDeletes } from '../../sync/index.js';
 import { ago, badge, chart, html, page, text, type Html } from '../layout.js';
 
 /** The one list of what needs attention, each item with its remedy. */
@@ -32,6 +34,57 @@ function attentionCard(items: readonly AttentionItem[]): Html {
         : html`<ul>${items.map((item) => html`<li><strong>${item.text}</strong>: ${item.remedy}</li>`)}</ul>`
     }
   </section>`;
+}
+
+/** Release (the deletes are real: apply them) or keep holding, each behind a confirmation saying what it risks. */
+function heldDeleteActions(entity: string): Html {
+  return html`<div class="actions">
+    <a href="/held-deletes/${entity}/release">Release…</a>
+    <a href="/held-deletes/${entity}/keep">Keep holding…</a>
+    <span class="muted">(or ${heldDeletesAdvice(entity)})</span></div>`;
+}
+
+const HELD_DECISIONS = {
+  release: {
+    title: 'Release the held deletes',
+    button: 'Release: mark them deleted',
+    risk: (entity: string, held: number) =>
+      `Marks the ${held} held ${entity} records deleted now, as sync --allow-deletes ${entity} would. ` +
+      'If the service only answered a short list by mistake, the mirror and its reports lack them until a complete pull lists them again.',
+  },
+  keep: {
+    title: 'Keep holding the deletes',
+    button: 'Keep holding',
+    risk: (entity: string, held: number) =>
+      `The ${held} ${entity} records stay live in the mirror, though the service no longer lists them: ` +
+      'reports keep counting them until someone releases the deletes. The hold starts again now.',
+  },
+} as const;
+
+/** The confirmation of a decision about an entity's held deletes, and the decision itself. */
+export function heldDeleteRoutes(app: Hono, db: Kysely<Database>): void {
+  app.get('/held-deletes/:entity/:decision{release|keep}', async (c) => {
+    const entity = c.req.param('entity');
+    const decision = HELD_DECISIONS[c.req.param('decision') as keyof typeof HELD_DECISIONS];
+    const held = (await heldDeletes(db)).find((row) => row.entity === entity);
+    if (!isEntityName(entity) || !held)
+      return c.html(page('Not found', html`<p class="error">No deletes of ${entity} are held.</p>`), 404);
+    return c.html(
+      page(
+        `${decision.title}: ${entity}`,
+        html`<p>${decision.risk(entity, held.held)}</p>
+          <form method="post"><button type="submit">${decision.button}</button> <a href="/">Back</a></form>`,
+        { section: '/' },
+      ),
+    );
+  });
+  app.post('/held-deletes/:entity/:decision{release|keep}', async (c) => {
+    const entity = c.req.param('entity');
+    if (!isEntityName(entity)) return c.html(page('Not found', html`<p class="error">No entity ${entity}.</p>`), 404);
+    if (c.req.param('decision') === 'release') await releaseHeldDeletes(db, entity);
+    else await keepHoldingDeletes(db, entity);
+    return c.redirect('/', 303);
+  });
 }
 
 export async function overviewPage(db: Kysely<Database>, attention: AttentionOptions = {}): Promise<Html> {
@@ -102,10 +155,10 @@ export async function overviewPage(db: Kysely<Database>, attention: AttentionOpt
       held.length === 0
         ? html`<p class="muted">None: every record missing upstream was marked deleted, or none was missing.</p>`
         : html`<p>Held deletes: ${HELD_DELETES_EXPLAINED}</p>
-            <table><thead><tr><th>entity</th><th class="num">held</th><th>since</th><th>release</th></tr></thead><tbody>
+            <table><thead><tr><th>entity</th><th class="num">held</th><th>since</th><th>decide</th></tr></thead><tbody>
             ${held.map(
               (row) =>
-                html`<tr><td>${row.entity}</td><td class="num">${row.held}</td><td>${ago(row.since)}</td><td>${heldDeletesAdvice(row.entity)}</td></tr>`,
+                html`<tr><td>${row.entity}</td><td class="num">${row.held}</td><td>${ago(row.since)}</td><td>${heldDeleteActions(row.entity)}</td></tr>`,
             )}
             </tbody></table>`
     }

@@ -23,7 +23,7 @@ import {
   searchRecords,
   type Database,
 } from '../../db/index.js';
-import type { JobKindName } from '../../jobs/index.js';
+import { precheckRefusal, type JobKindName } from '../../jobs/index.js';
 import { ago, badge, html, page, pageOf, pager, text, unknownEntityPage, type Html } from '../layout.js';
 import { historyTable } from './changes.js';
 
@@ -135,6 +135,25 @@ async function listPage(
   );
 }
 
+/**
+ * The actions the kind's pre-check accepts for this record now (a paid invoice takes no payment,
+ * a draft quotation no approval): the rule lives in the kind, asked here, never repeated.
+ */
+async function fittingActions(
+  db: Kysely<Database>,
+  actions: readonly RecordAction[],
+  id: number,
+  row: Row,
+): Promise<{ label: string; kind: JobKindName; payload: unknown }[]> {
+  const offered = await Promise.all(
+    actions.map(async (action) => {
+      const payload = action.payload(id, row);
+      return (await precheckRefusal(db, action.kind, payload)) === null ? { ...action, payload } : null;
+    }),
+  );
+  return offered.filter((action) => action !== null);
+}
+
 async function recordPage(db: Kysely<Database>, entity: EntityName, idText: string): Promise<Html | null> {
   const definition: EntitySpec = entityNamed(entity);
   if (!/^\d{1,15}$/.test(idText)) return null;
@@ -142,7 +161,7 @@ async function recordPage(db: Kysely<Database>, entity: EntityName, idText: stri
   const row = await recordByKey(db, entity, id);
   if (!row) return null;
   const actions = ACTIONS[entity] ?? [];
-  const [lines, versions, jobs] = await Promise.all([
+  const [lines, versions, jobs, fitting] = await Promise.all([
     definition.documentType ? documentLines(db, definition.documentType, id) : Promise.resolve([]),
     recordHistory(db, entity, idText),
     jobsTouchingRecord(
@@ -150,16 +169,17 @@ async function recordPage(db: Kysely<Database>, entity: EntityName, idText: stri
       actions.map((action) => action.kind),
       id,
     ),
+    fittingActions(db, actions, id, row),
   ]);
   const fields = [...entityColumns(entity), ...BOOKKEEPING_COLUMNS].filter((c) => c.name !== 'raw');
   return page(
     `${definition.label} ${id}`,
     html`${row.deleted_at ? html`<p>${badge('deleted')} marked deleted ${ago(row.deleted_at as Date)}: the service no longer lists it.</p>` : ''}
       <div class="actions">
-        ${actions.map(
+        ${fitting.map(
           (action) =>
             html`<form method="get" action="/jobs/new"><input type="hidden" name="kind" value="${action.kind}" />
-              <input type="hidden" name="payload" value="${JSON.stringify(action.payload(id, row))}" /><button type="submit">${action.label}…</button></form>`,
+              <input type="hidden" name="payload" value="${JSON.stringify(action.payload)}" /><button type="submit">${action.label}…</button></form>`,
         )}
         <a href="/changes/${entity}/${id}">History (${versions.length} change${versions.length === 1 ? '' : 's'})</a>
       </div>

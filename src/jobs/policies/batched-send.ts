@@ -130,7 +130,41 @@ export async function sendSavedInvoices(
       `${progress.sent.length} confirmed sent, ${sentNow().length} of them now; or decide now: ${resolveCommands(ctx.job.id, ids)}`;
     throw new JobFailure(message, new UnresolvedOutcomeError(message), await touched());
   }
-  return { result: { ...progress }, touched: await touched() };
+  // The sent invoices, read into the mirror at once and named (the send answer carries no ids).
+  const firstCall = progress.batches.find((b) => b.ids.some((i) => sentNow().includes(i)));
+  const invoices = firstCall ? await newSentInvoices(ctx, sentNow(), firstCall.started_at) : [];
+  return {
+    result: { ...progress, invoices },
+    touched: [...(await touched()), ...invoices.map((i) => target('invoices', i))],
+  };
+}
+
+/**
+ * The sent invoices a send made: those of the sent saved invoices' clients listed since the call
+ * (`/invoices?since=&client=`) that the mirror does not hold yet. They exist already, so a failed
+ * look-up only leaves them to the next sync: it never fails the job (a retry must not send again).
+ */
+async function newSentInvoices(ctx: JobContext, savedIds: number[], startedAt: string): Promise<number[]> {
+  try {
+    const rows = await mirrorRows(ctx.db, 'saved_invoices', savedIds);
+    const clients = new Set<string>();
+    for (const row of rows.values())
+      if (row.clientnr !== null && row.clientnr !== undefined) clients.add(String(row.clientnr));
+    const since = await dayBeforeCall(ctx.db, startedAt);
+    const listed = new Set<number>();
+    for (const client of clients)
+      for (const invoice of await ctx.api.list('invoices', { filters: { since, client } }).all())
+        if (String(invoice.clientnr ?? '') === client && Number.isInteger(Number(invoice.id)))
+          listed.add(Number(invoice.id));
+    const known = await mirrorRows(ctx.db, 'invoices', [...listed]);
+    return [...listed].filter((i) => !known.has(i)).sort((a, b) => a - b);
+  } catch (error) {
+    ctx.log.warn(
+      { error: errorMessage(error) },
+      'sent; the new invoices could not be listed, the next sync brings them',
+    );
+    return [];
+  }
 }
 
 /** A send left running by a dead worker: the batch in flight becomes `unknown`, what was confirmed stays sent. */
