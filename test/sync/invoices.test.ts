@@ -203,14 +203,19 @@ describe('invoices: incremental pulls', () => {
     expect((await pull()).entities.invoices!.incremental).toBe(true);
   });
 
-  it('while deletes are held the next pull of invoices is a full one, which confirms them', async () => {
+  it('while deletes are held the next pull of invoices is a full one, which keeps them held until a person releases them', async () => {
     const paid = env.sandbox.store.sentInvoices().filter((i) => i.open === '0' && i.paiddate !== '');
     for (const invoice of paid.slice(0, 60)) env.sandbox.store.deleteInvoice(Number(invoice.id));
     const holding = await pull({ full: true });
     expect(holding.status).not.toBe('succeeded');
     expect(holding.entities.invoices).toMatchObject({ held: 60, deleted: 0 });
-    // An incremental pull could not judge them and would say it succeeded: the next one is full.
-    const confirming = await pull();
+    // An incremental pull could not judge them and would say it succeeded: the next one is full,
+    // and still holds them: only a person releases held deletes (issue 30).
+    const still = await pull();
+    expect(still.entities.invoices!.incremental).toBeUndefined();
+    expect(still.status).not.toBe('succeeded');
+    expect(still.entities.invoices).toMatchObject({ held: 60, deleted: 0 });
+    const confirming = await pull({ allowDeletes: ['invoices'] });
     expect(confirming.entities.invoices!.incremental).toBeUndefined();
     expect(confirming.status).toBe('succeeded');
     expect(confirming.entities.invoices).toMatchObject({ deleted: 60, held: 0 });
