@@ -167,7 +167,17 @@ export function jobRoutes(app: Hono, db: Kysely<Database>, defaults: { maxAttemp
       throw error;
     }
   });
-  app.get('/jobs/:id{[0-9]+}', async (c) => c.html(await jobPage(db, Number(c.req.param('id')))));
+  app.get('/jobs/:id{[0-9]+}', async (c) => {
+    const id = Number(c.req.param('id'));
+    try {
+      return c.html(await jobPage(db, id));
+    } catch (error) {
+      // An id that names no job is a page not found, not a failure of the console.
+      if (error instanceof JobStateError)
+        return c.html(page('Not found', html`<p class="error">No job ${id}: <a href="/jobs">the queue</a>.</p>`), 404);
+      throw error;
+    }
+  });
   app.post('/jobs/:id{[0-9]+}/:action{retry|cancel}', async (c) => {
     const id = Number(c.req.param('id'));
     const action = c.req.param('action');
