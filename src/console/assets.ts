@@ -6,6 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { Hono } from 'hono';
+import { JOB_FORM_SCRIPT } from './job-form.js';
 
 const STYLE = `
 :root { --fg: #1d2433; --muted: #6b7280; --line: #e5e7eb; --bg: #f8fafc; --accent: #1d4ed8; }
@@ -120,6 +121,7 @@ export function serveAssets(app: Hono): void {
     'console.css': { type: 'text/css', load: () => STYLE },
     'charts.js': { type: 'text/javascript', load: () => CHARTS },
     'times.js': { type: 'text/javascript', load: () => TIMES },
+    'jobform.js': { type: 'text/javascript', load: () => JOB_FORM_SCRIPT },
     'htmx.min.js': { type: 'text/javascript', load: () => fromPackage('htmx.org/dist/htmx.min.js') },
     'uPlot.iife.min.js': { type: 'text/javascript', load: () => fromPackage('uplot/dist/uPlot.iife.min.js') },
     'uPlot.min.css': { type: 'text/css', load: () => fromPackage('uplot/dist/uPlot.min.css') },

@@ -18,7 +18,11 @@ const SECTIONS = [
   ['/reports', 'Reports'],
 ] as const;
 
-export function page(title: string, body: Html, options: { section?: string; refreshUrl?: string } = {}): Html {
+export function page(
+  title: string,
+  body: Html,
+  options: { section?: string; refreshUrl?: string; scripts?: readonly string[] } = {},
+): Html {
   return html`<!doctype html>
 <html lang="en">
   <head>
@@ -32,6 +36,7 @@ export function page(title: string, body: Html, options: { section?: string; ref
     <script src="/static/uPlot.iife.min.js" defer></script>
     <script src="/static/charts.js" defer></script>
     <script src="/static/times.js" defer></script>
+    ${options.scripts?.map((name) => html`<script src="/static/${name}" defer></script>`) ?? ''}
   </head>
   <body>
     <header>

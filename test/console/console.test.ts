@@ -353,4 +353,42 @@ describe.skipIf(!CHROMIUM)('web console', () => {
     await page.setViewportSize({ width: 1280, height: 800 });
     expect(overflowing).toEqual([]);
   }, 240_000);
+
+  it('the job form: one typed input per payload field, with its meaning; the JSON follows the fields', async () => {
+    await page.goto(`${base}/jobs/new?kind=set_product_stock`);
+    const id = page.locator('#payload-fields [data-field="id"]');
+    await expect(id.getAttribute('type')).resolves.toBe('number');
+    await expect(
+      page
+        .locator('#payload-fields label', { has: page.locator('[data-field="id"]') })
+        .locator('.help')
+        .textContent(),
+    ).resolves.toContain('a whole number');
+    await id.fill('4');
+    await page.locator('#payload-fields [data-field="stock"]').fill('12.5');
+    await expect(page.locator('textarea[name="payload"]').inputValue()).resolves.toBe('{"id":4,"stock":12.5}');
+    await shoot('jobs-new-fields');
+    await page.goto(`${base}/jobs/new?kind=send_quotation`);
+    await expect(
+      page.locator('#payload-fields select[data-field="sendmethod"] option').allTextContents(),
+    ).resolves.toEqual(['', 'email', 'mail', 'printcenter']);
+    await page.selectOption('#payload-fields select[data-field="sendmethod"]', 'mail');
+    await expect(page.locator('textarea[name="payload"]').inputValue()).resolves.toContain('"sendmethod":"mail"');
+    await page.goto(
+      `${base}/jobs/new?kind=send_reminder&payload=${encodeURIComponent('{"id": 7, "attach_invoice": true}')}`,
+    );
+    const attach = page.locator('#payload-fields input[data-field="attach_invoice"]');
+    await expect(attach.getAttribute('type')).resolves.toBe('checkbox');
+    await expect(attach.isChecked()).resolves.toBe(true); // the fields show the payload given
+    await attach.uncheck();
+    await expect(page.locator('textarea[name="payload"]').inputValue()).resolves.toBe(
+      '{"id":7,"attach_invoice":false}',
+    );
+    // A refusal names its field in the JSON view and marks the field's input.
+    await page.goto(`${base}/jobs/new?kind=set_product_stock`);
+    await page.locator('#payload-fields [data-field="id"]').fill('3');
+    await page.getByRole('button', { name: 'Queue' }).click();
+    await page.locator('label.field-error [data-field="stock"]').waitFor({ timeout: 5000 });
+    await expect(page.locator('[role="alert"]').textContent()).resolves.toMatch(/^payload\.stock: /);
+  });
 });

@@ -23,6 +23,7 @@ import {
   retryJob,
   type JobStatus,
 } from '../../jobs/index.js';
+import { fieldInputs } from '../job-form.js';
 import { ago, badge, html, page, pageOf, pager, text, withQuery, type Html } from '../layout.js';
 
 const PAGE_ROWS = 50;
@@ -117,6 +118,8 @@ async function jobPage(db: Kysely<Database>, id: number, message?: { error?: str
 function newJobPage(values: { kind?: string; payload?: string }, error?: string): Html {
   const kind = values.kind ?? 'send_saved_invoices';
   const onPayload = error && !error.startsWith('kind:');
+  // The field a refusal names ("payload.stock: must be a number"), marked on its input too.
+  const failed = onPayload ? /^payload\.([A-Za-z0-9_]+)/.exec(error)?.[1] : undefined;
   return page(
     'Queue a job',
     html`<form method="post" action="/jobs" style="max-width: 720px">
@@ -126,13 +129,17 @@ function newJobPage(values: { kind?: string; payload?: string }, error?: string)
           (name) =>
             html`<option value="${name}" ${name === kind ? 'selected' : ''}>${name}: ${KINDS[name].summary}</option>`,
         )}</select></label>
-      <label class="${onPayload ? 'field-error' : ''}">payload (JSON)
-        <textarea name="payload" spellcheck="false">${values.payload ?? payloadTemplate(kind)}</textarea>
-        ${error ? html`<span class="error" role="alert">${error}</span>` : ''}
-      </label>
+      ${fieldInputs(kind, failed)}
+      <details open>
+        <summary>the payload as JSON (what is queued; the fields above edit it)</summary>
+        <label class="${onPayload ? 'field-error' : ''}">payload (JSON)
+          <textarea name="payload" spellcheck="false">${values.payload ?? payloadTemplate(kind)}</textarea>
+          ${error ? html`<span class="error" role="alert">${error}</span>` : ''}
+        </label>
+      </details>
       <p><button type="submit">Queue</button></p>
     </form>`,
-    { section: '/jobs' },
+    { section: '/jobs', scripts: ['jobform.js'] },
   );
 }
 
