@@ -30,6 +30,8 @@ table { border-collapse: collapse; background: #fff; border: 1px solid var(--lin
 th, td { padding: 5px 8px; border-bottom: 1px solid var(--line); text-align: left; vertical-align: top; }
 th { background: #f1f5f9; font-weight: 600; }
 td.num { white-space: nowrap; }
+table.fields td { overflow-wrap: anywhere; }
+table.fields td.num { text-align: left; } /* one value per row: read beside its label, not in a column */
 td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
 .muted { color: var(--muted); }
 .grid { display: grid; grid-template-columns: repeat(auto-fit, minmax(320px, 1fr)); gap: 16px; }

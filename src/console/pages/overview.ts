@@ -60,7 +60,7 @@ export async function overviewPage(db: Kysely<Database>, attention: AttentionOpt
         }
         <p>Rate-limit budget last seen: ${
           budget
-            ? html`<strong>${budget.remaining}</strong> requests left, ${ago(budget.seenAt)}`
+            ? html`<strong>${formatNumber(budget.remaining)}</strong> requests left, ${ago(budget.seenAt)}`
             : html`<span class="muted">not yet reported by the service</span>`
         }</p>
       </section>

@@ -197,7 +197,7 @@ async function recordPage(db: Kysely<Database>, entity: EntityName, idText: stri
       <div class="grid">
         <section>
           <h2>Fields</h2>
-          <table><tbody>${fields.map(
+          <table class="fields"><tbody>${fields.map(
             (c) =>
               html`<tr>${columnHead(c.name, c.doc)}${valueCell(row[c.name], c, recordLink(entity, c.name, row[c.name]))}</tr>`,
           )}</tbody></table>
