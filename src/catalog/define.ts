@@ -16,6 +16,8 @@ export interface ScalarField<Wire extends z.ZodType = z.ZodType, Sql extends Sql
   readonly sql: Sql;
   /** What the column means, as docs/schema.md and the column's comment in the database say it. */
   readonly doc: string;
+  /** Set on numeric columns holding an amount of money (shown with two decimals). */
+  readonly money?: true;
 }
 /** The three reference lines `{line1, line2, line3}`: text columns `<field>_line1` … `<field>_line3`. */
 export interface ReferenceField {
@@ -39,8 +41,10 @@ export const field = {
   key: scalar(w.key, 'integer'),
   int: scalar(w.int, 'integer'),
   country: scalar(w.country, 'integer'),
-  /** Money, quantities and percentages: stored exactly, as the wire's decimal text. */
+  /** Quantities and percentages: stored exactly, as the wire's decimal text. */
   num: scalar(w.num, 'numeric'),
+  /** An amount of money: stored exactly like `num`, shown with two decimals. */
+  money: (doc: string): ScalarField<typeof w.num, 'numeric'> => ({ wire: w.num, sql: 'numeric', doc, money: true }),
   /** A product's stock: a number, or `false` when stock is not tracked. */
   stock: scalar(w.stock, 'numeric'),
   bool: scalar(w.bool, 'boolean'),
@@ -113,13 +117,16 @@ export interface Column {
   readonly field?: string;
   /** A key inside that field, e.g. `line1` of `reference`. */
   readonly subfield?: string;
+  /** Set on numeric columns holding an amount of money. */
+  readonly money?: true;
 }
 
 /** The entity's own columns, in table order (the bookkeeping columns follow them). */
 export function columnsOf(entity: Pick<EntitySpec, 'fields'>): Column[] {
   const columns: Column[] = [];
   for (const [name, spec] of Object.entries(entity.fields)) {
-    if ('sql' in spec) columns.push({ name, type: spec.sql, doc: spec.doc });
+    if ('sql' in spec)
+      columns.push({ name, type: spec.sql, doc: spec.doc, ...(spec.money ? { money: true as const } : {}) });
     else if ('reference' in spec) {
       spec.reference.forEach((doc, i) => {
         columns.push({ name: `${name}_line${i + 1}`, type: 'text', doc, field: name, subfield: `line${i + 1}` });

@@ -7,6 +7,8 @@ import type { Column, SelectTypes, SqlType } from './define.js';
 
 const line = <const Name extends string, const Type extends SqlType>(name: Name, type: Type, doc: string) =>
   ({ name, type, doc }) as const satisfies Column;
+const moneyLine = <const Name extends string>(name: Name, doc: string) =>
+  ({ name, type: 'numeric', doc, money: true }) as const satisfies Column;
 
 /** A line's own columns, after the three that place it. */
 export const LINE_COLUMNS = [
@@ -14,9 +16,9 @@ export const LINE_COLUMNS = [
   line('amount_desc', 'text', 'unit of the quantity, e.g. `uur`'),
   line('description', 'text', 'text of the line'),
   line('tax_rate', 'numeric', 'tax percentage of the line'),
-  line('price', 'numeric', 'unit price'),
+  moneyLine('price', 'unit price'),
   line('discount_pct', 'numeric', 'discount percentage of the line'),
-  line('linetotal', 'numeric', 'line total as computed by the service'),
+  moneyLine('linetotal', 'line total as computed by the service'),
 ] as const;
 
 type LineColumns = {

@@ -11,9 +11,9 @@ export const products = defineEntity({
     id: field.key('product id'),
     code: field.text('your own product code (not printed on invoices)'),
     name: field.text('name shown on the invoice'),
-    price: field.num('unit price excluding tax'),
+    price: field.money('unit price excluding tax'),
     taxes: field.num('tax percentage'), // a percentage; kept numeric so a 5.5 % rate does not reject the product
-    priceintax: field.num('unit price including tax'),
+    priceintax: field.money('unit price including tax'),
     notes: field.text('internal notes'),
     stock: field.stock('units in stock; empty when stock is not tracked (may be negative)'),
     stock_use: field.bool('whether stock is tracked for the product'),

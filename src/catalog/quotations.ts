@@ -26,7 +26,7 @@ export const quotations = defineEntity({
     date: field.date('date the quotation was sent or saved'),
     datedue: field.date('date plus the quotation period: last day it is valid'),
     notes: field.text('internal note'),
-    totalintax: field.num('total including tax'),
+    totalintax: field.money('total including tax'),
     convert_prices_to_euro: field.bool('prices are converted to euro at the quotation date'),
     sent: field.bool('false: draft, not sent to the client; true: sent'),
     customstatus: field.lower('status set by hand: `progress`, `completed`, `billable`, `declined`; empty when none'),

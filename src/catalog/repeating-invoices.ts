@@ -29,7 +29,7 @@ export const repeatingInvoices = defineEntity({
     profile,
     ...discountAndCondition,
     paymentperiod: field.int('term of payment in days'),
-    totalintax: field.num('total including tax of each invoice sent'),
+    totalintax: field.money('total including tax of each invoice sent'),
     ...partyOn('invoice'),
     datesaved: field.date('date the repeating invoice was saved'),
     initialdate: field.date('date the first invoice is (or was) sent'),

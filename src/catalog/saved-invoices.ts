@@ -17,10 +17,10 @@ export const savedInvoices = defineEntity({
     profile,
     ...discountAndCondition,
     paymentperiod: field.int('term of payment in days'),
-    totalintax: field.num('invoice total including tax'),
+    totalintax: field.money('invoice total including tax'),
     ...partyOn('invoice'),
-    totaldiscount: field.num('total amount of discount'),
-    alreadypaid: field.num('amount already marked as paid'),
+    totaldiscount: field.money('total amount of discount'),
+    alreadypaid: field.money('amount already marked as paid'),
     alreadypaidmethod: field.text('payment method of the part already paid'),
   },
 });

@@ -22,6 +22,7 @@ export function registerConsoleCommand(command: Command): void {
             settings: app.config.console,
             maxAttempts: app.config.jobs.maxAttempts,
             attention: () => ({ periodMs: schedulePeriodMs(app.config.syncCron) }),
+            worker: false, // jobs queued here wait for a daemon or `jobs run`; every page says so
           }),
         );
         await listen(server, options.host, options.port, '--port');

@@ -31,6 +31,30 @@ export interface ConsoleDeps {
   maxAttempts: number;
   /** How the overview judges the pulls' ages (the sync schedule; the daemon's uptime when it serves the console). */
   attention?: () => AttentionOptions;
+  /**
+   * Whether this process also runs the queued jobs (the daemon does; the `console` command does
+   * not). Without a worker every page says where the jobs queued here will run.
+   */
+  worker: boolean;
+}
+
+/** What every page says when the console is served without a worker (the `console` command). */
+export const NO_WORKER_NOTE =
+  "No worker runs in this process: jobs queued here run when a daemon or 'invoice-mirror jobs run' runs.";
+
+/**
+ * The finishing touches of every HTML answer: each table in a box that scrolls sideways (so no page
+ * is wider than its window), and, without a worker, the note saying so at the top of the page.
+ */
+async function finishHtml(response: Response, worker: boolean): Promise<Response> {
+  if (!(response.headers.get('content-type') ?? '').startsWith('text/html')) return response;
+  let body = (await response.text())
+    .replace(/<table\b/g, '<div class="scroll"><table')
+    .replace(/<\/table>/g, '</table></div>');
+  if (!worker) body = body.replace('<main>', `<main><p class="note" role="note">${NO_WORKER_NOTE}</p>`);
+  const headers = new Headers(response.headers);
+  headers.delete('content-length');
+  return new Response(body, { status: response.status, statusText: response.statusText, headers });
 }
 
 export function createConsoleApp(deps: ConsoleDeps): Hono {
@@ -41,6 +65,7 @@ export function createConsoleApp(deps: ConsoleDeps): Hono {
   app.use('*', csrf());
   app.use('*', async (c, next) => {
     await next();
+    c.res = await finishHtml(c.res, deps.worker);
     c.header('x-frame-options', 'DENY');
     c.header('referrer-policy', 'same-origin');
   });

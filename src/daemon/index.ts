@@ -70,6 +70,7 @@ export async function startDaemon(app: App): Promise<DaemonHandle> {
             settings: config.console,
             maxAttempts: config.jobs.maxAttempts,
             attention,
+            worker: true,
           })
         : undefined,
     });

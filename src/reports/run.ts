@@ -42,7 +42,7 @@ export async function runReport(
 }
 
 export interface ReportChartData {
-  /** The values of the chart's `x`, in the order they first appear. */
+  /** The values of the chart's `x`: bars in the order the report lists them, lines in ascending order. */
   x: string[];
   /** Each `y` summed per value of `x`. */
   series: Record<string, number[]>;
@@ -52,9 +52,14 @@ export interface ReportChartData {
 export async function reportChart(db: Kysely<Database>, report: Report): Promise<ReportChartData | null> {
   if (!report.chart) return null;
   const { x, y } = report.chart;
+  // Bars follow the report's own order (pipeline stages in stage order, not alphabetical); lines run
+  // along their dates.
+  const order = report.chart.kind === 'bars' ? sql`min(report_position)` : sql`min(${sql.ref(x)}::text)`;
   const { rows } = await sql<Record<string, unknown>>`
     select ${sql.ref(x)}::text as x, ${sql.join(y.map((name) => sql`coalesce(sum(${sql.ref(name)}), 0)::float8 as ${sql.ref(name)}`))}
-      from ${sql.table(report.name)} group by 1 order by min(${sql.ref(x)}::text)`.execute(db);
+      from (select *, row_number() over (order by ${sql.raw(report.orderBy)}) as report_position
+              from ${sql.table(report.name)}) listed
+     group by 1 order by ${order}`.execute(db);
   return {
     x: rows.map((row) => String(row.x ?? '—')),
     series: Object.fromEntries(y.map((name) => [name, rows.map((row) => Number(row[name]))])),

@@ -12,10 +12,12 @@ import type { AddressInfo } from 'node:net';
 import { sql } from 'kysely';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { request } from 'undici';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { invoiceOpenSql } from '../../src/catalog/index.js';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { ENTITY_NAMES, invoiceOpenSql, REPORTS } from '../../src/catalog/index.js';
 import { jsonb } from '../../src/db/index.js';
-import { consoleListener } from '../../src/console/index.js';
+import { consoleListener, createConsoleApp, NO_WORKER_NOTE } from '../../src/console/index.js';
+import { chart } from '../../src/console/layout.js';
+import { logger } from '../../src/log.js';
 import { runSync } from '../../src/sync/index.js';
 import { findChromium } from '../support/browser.js';
 import { CLI_PATH } from '../support/cli.js';
@@ -34,7 +36,9 @@ beforeAll(async () => {
   if (!CHROMIUM) return;
   mkdirSync(SHOTS, { recursive: true });
   const settings = { inDaemon: true, user: 'admin', password: undefined, token: undefined };
-  server = createServer(consoleListener({ db: env.database.current.handle.db, settings, maxAttempts: 1 }));
+  server = createServer(
+    consoleListener({ db: env.database.current.handle.db, settings, maxAttempts: 1, worker: true }),
+  );
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   browser = await chromium.launch({
@@ -133,7 +137,7 @@ describe.skipIf(!CHROMIUM)('web console', () => {
     await page.waitForURL(`${base}/records/clients/3`);
     await expect(
       page
-        .locator('tr', { has: page.locator('th', { hasText: /^company$/ }) })
+        .locator('tr', { has: page.locator('th[title="company"]') })
         .locator('td')
         .textContent(),
     ).resolves.toBe('Renamed Trading BV');
@@ -151,10 +155,10 @@ describe.skipIf(!CHROMIUM)('web console', () => {
   it('downloads a report as CSV with its header and every row; the table sorts by a column', async () => {
     await page.goto(`${base}/reports/product_stock`);
     await page.locator('figure.chart .uplot').waitFor({ timeout: 5000 });
-    await page.getByRole('link', { name: /^stock( ▲)?$/ }).click({ timeout: 5000 });
+    await page.locator('th[title^="stock:"] a').click({ timeout: 5000 });
     await page.waitForURL(/sort=stock&dir=asc/, { timeout: 5000 });
     const stocks = await page.locator('tbody tr td:nth-child(4)').allTextContents();
-    const numbers = stocks.filter((s) => s !== '—').map(Number);
+    const numbers = stocks.filter((s) => s !== '—').map((s) => Number(s.replace(/,/g, '')));
     expect(numbers).toEqual([...numbers].sort((a, b) => a - b));
     await shoot('report');
     const [download] = await Promise.all([
@@ -348,9 +352,168 @@ describe.skipIf(!CHROMIUM)('web console', () => {
       });
       expect((await signedIn.goto(url))?.status()).toBe(200);
       await expect(signedIn.locator('h1').textContent()).resolves.toBe('Overview');
+      // The console command runs no jobs, and every page says so.
+      await expect(signedIn.locator('main .note').textContent()).resolves.toBe(NO_WORKER_NOTE);
       await signedIn.close();
     } finally {
       guarded.kill('SIGTERM');
     }
+  });
+
+  it('numbers right-aligned and formatted (en-US: money "1,234.50"), meanings as headers, client numbers as links', async () => {
+    await page.goto(`${base}/records/invoices`);
+    const head = page.locator('th[title="totalintax"]');
+    await expect(head.textContent()).resolves.toBe('invoice total including tax');
+    const money = page.locator('table.records tbody td.money').first();
+    await expect(money.textContent()).resolves.toMatch(/^-?\d{1,3}(,\d{3})*\.\d{2}$/);
+    await expect(
+      money.evaluate(
+        (td) =>
+          (globalThis as unknown as { getComputedStyle(e: unknown): { textAlign: string } }).getComputedStyle(td)
+            .textAlign,
+      ),
+    ).resolves.toBe('right');
+    // The cell says the stored value, formatted: the stored value is its title.
+    const stored = await money.getAttribute('title');
+    const expected = new Intl.NumberFormat('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 }).format(
+      Number(stored),
+    );
+    await expect(money.textContent()).resolves.toBe(expected);
+    const columns = await page.locator('table.records thead th').evaluateAll((ths) => ths.map((th) => th.title));
+    expect(columns.slice(0, 7)).toEqual([
+      'invoicenr_full',
+      'clientnr',
+      'company',
+      'sent',
+      'duedate',
+      'totalintax',
+      'open',
+    ]);
+    const client = page.locator('table.records tbody a[href^="/records/clients/"]').first();
+    await client.click();
+    await page.waitForURL(/\/records\/clients\/\d+$/);
+    // Times in the viewer's zone, the exact time on hover.
+    const seen = page.locator('tr', { has: page.locator('th[title="first_seen_at"]') }).locator('time');
+    await expect(seen.getAttribute('data-local')).resolves.toBe('1');
+    await expect(seen.getAttribute('title')).resolves.toMatch(/\d{4}/);
+    await page.goto(`${base}/records/clients`);
+    await expect(
+      page.locator('table.records thead th').evaluateAll((ths) => ths.slice(0, 4).map((th) => th.title)),
+    ).resolves.toEqual(['clientnr', 'company', 'city', 'email']);
+    await page.goto(`${base}/records/quotations`);
+    await expect(
+      page.locator('table.records thead th').evaluateAll((ths) => ths.map((th) => th.title)),
+    ).resolves.toEqual(expect.arrayContaining(['clientnr', 'date', 'totalintax', 'customstatus']));
+  });
+
+  it('bar charts: stages in the catalogue order, titled in words; a chart of nothing but zeros is not drawn', async () => {
+    await page.goto(`${base}/reports/quotation_pipeline`);
+    const figure = page.locator('figure.chart');
+    await figure.locator('.uplot').waitFor({ timeout: 5000 });
+    const data = JSON.parse((await figure.getAttribute('data-chart'))!) as { x: string[] };
+    const stages = ['draft', 'open', 'approved', 'declined'];
+    expect(data.x).toEqual(stages.filter((stage) => data.x.includes(stage)));
+    await expect(figure.locator('figcaption').textContent()).resolves.not.toContain('_');
+    await shoot('report-pipeline');
+    const empty = String(await chart('lines', 'Nothing', { x: ['2024-01-01', '2024-01-02'], series: { a: [0, 0] } }));
+    expect(empty).not.toContain('data-chart');
+    expect(empty).toContain('Nothing to draw');
+  });
+
+  it('answers an unknown job with a 404 page and logs no error; serves a favicon; says when no worker runs', async () => {
+    const errors: unknown[] = [];
+    const child = vi
+      .spyOn(logger, 'child')
+      .mockReturnValue({ error: (...args: unknown[]) => errors.push(args) } as never);
+    const deps = { db: env.database.current.handle.db, maxAttempts: 1 };
+    const settings = { inDaemon: false, user: 'admin', password: undefined, token: undefined };
+    const alone = createConsoleApp({ ...deps, settings, worker: false });
+    const withWorker = createConsoleApp({ ...deps, settings, worker: true });
+    child.mockRestore();
+    const missing = await alone.request('/jobs/9999');
+    expect(missing.status).toBe(404);
+    expect(await missing.text()).toContain('No job 9999');
+    expect(errors).toEqual([]);
+    const favicon = await withWorker.request('/favicon.ico');
+    expect(favicon.status).toBe(200);
+    expect(favicon.headers.get('content-type')).toMatch(/^image\/svg\+xml/);
+    for (const path of ['/', '/jobs', '/records', '/reports', '/changes']) {
+      expect(await (await alone.request(path)).text()).toContain(NO_WORKER_NOTE);
+      expect(await (await withWorker.request(path)).text()).not.toContain(NO_WORKER_NOTE);
+    }
+    await page.goto(`${base}/jobs/9999`);
+    await shoot('not-found');
+  });
+
+  it('no page is wider than its window, at 1280×800 and at 390×844', async () => {
+    const first = async (path: string) => {
+      await page.goto(`${base}${path}`);
+      return page.locator('table tbody a').first().getAttribute('href');
+    };
+    const paths = ['/', '/jobs', '/jobs/new', '/changes', '/records', '/reports'];
+    const job = await first('/jobs');
+    if (job) paths.push(job);
+    for (const entity of ENTITY_NAMES) {
+      paths.push(`/records/${entity}`);
+      const record = await first(`/records/${entity}`);
+      if (record) paths.push(record, `/changes/${record.slice('/records/'.length)}`);
+    }
+    for (const report of REPORTS) paths.push(`/reports/${report.name}`);
+    const overflowing: string[] = [];
+    for (const [width, height] of [
+      [1280, 800],
+      [390, 844],
+    ] as const) {
+      await page.setViewportSize({ width, height });
+      for (const path of paths) {
+        await page.goto(`${base}${path}`);
+        const [scrollWidth, innerWidth] = (await page.evaluate(
+          '[document.documentElement.scrollWidth, window.innerWidth]',
+        )) as [number, number];
+        if (scrollWidth > innerWidth) overflowing.push(`${path} at ${width}: ${scrollWidth} > ${innerWidth}`);
+        const name = path === '/' ? 'overview' : path.slice(1).replace(/[/?=&]/g, '-');
+        await page.screenshot({ path: `${SHOTS}${width}-${name}.png` });
+      }
+    }
+    await page.setViewportSize({ width: 1280, height: 800 });
+    expect(overflowing).toEqual([]);
+  }, 240_000);
+
+  it('the job form: one typed input per payload field, with its meaning; the JSON follows the fields', async () => {
+    await page.goto(`${base}/jobs/new?kind=set_product_stock`);
+    const id = page.locator('#payload-fields [data-field="id"]');
+    await expect(id.getAttribute('type')).resolves.toBe('number');
+    await expect(
+      page
+        .locator('#payload-fields label', { has: page.locator('[data-field="id"]') })
+        .locator('.help')
+        .textContent(),
+    ).resolves.toContain('a whole number');
+    await id.fill('4');
+    await page.locator('#payload-fields [data-field="stock"]').fill('12.5');
+    await expect(page.locator('textarea[name="payload"]').inputValue()).resolves.toBe('{"id":4,"stock":12.5}');
+    await shoot('jobs-new-fields');
+    await page.goto(`${base}/jobs/new?kind=send_quotation`);
+    await expect(
+      page.locator('#payload-fields select[data-field="sendmethod"] option').allTextContents(),
+    ).resolves.toEqual(['', 'email', 'mail', 'printcenter']);
+    await page.selectOption('#payload-fields select[data-field="sendmethod"]', 'mail');
+    await expect(page.locator('textarea[name="payload"]').inputValue()).resolves.toContain('"sendmethod":"mail"');
+    await page.goto(
+      `${base}/jobs/new?kind=send_reminder&payload=${encodeURIComponent('{"id": 7, "attach_invoice": true}')}`,
+    );
+    const attach = page.locator('#payload-fields input[data-field="attach_invoice"]');
+    await expect(attach.getAttribute('type')).resolves.toBe('checkbox');
+    await expect(attach.isChecked()).resolves.toBe(true); // the fields show the payload given
+    await attach.uncheck();
+    await expect(page.locator('textarea[name="payload"]').inputValue()).resolves.toBe(
+      '{"id":7,"attach_invoice":false}',
+    );
+    // A refusal names its field in the JSON view and marks the field's input.
+    await page.goto(`${base}/jobs/new?kind=set_product_stock`);
+    await page.locator('#payload-fields [data-field="id"]').fill('3');
+    await page.getByRole('button', { name: 'Queue' }).click();
+    await page.locator('label.field-error [data-field="stock"]').waitFor({ timeout: 5000 });
+    await expect(page.locator('[role="alert"]').textContent()).resolves.toMatch(/^payload\.stock: /);
   });
 });

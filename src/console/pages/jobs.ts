@@ -25,6 +25,7 @@ import {
   type JobStatus,
   type RetryDecisions,
 } from '../../jobs/index.js';
+import { fieldInputs } from '../job-form.js';
 import { ago, badge, html, page, pageOf, pager, text, withQuery, type Html } from '../layout.js';
 
 const PAGE_ROWS = 50;
@@ -202,6 +203,8 @@ function retryDecisions(choice: Choice, subject: Subject): RetryDecisions {
 function newJobPage(values: { kind?: string; payload?: string }, error?: string): Html {
   const kind = values.kind ?? 'send_saved_invoices';
   const onPayload = error && !error.startsWith('kind:');
+  // The field a refusal names ("payload.stock: must be a number"), marked on its input too.
+  const failed = onPayload ? /^payload\.([A-Za-z0-9_]+)/.exec(error)?.[1] : undefined;
   return page(
     'Queue a job',
     html`<form method="post" action="/jobs" style="max-width: 720px">
@@ -211,13 +214,17 @@ function newJobPage(values: { kind?: string; payload?: string }, error?: string)
           (name) =>
             html`<option value="${name}" ${name === kind ? 'selected' : ''}>${name}: ${KINDS[name].summary}</option>`,
         )}</select></label>
-      <label class="${onPayload ? 'field-error' : ''}">payload (JSON)
-        <textarea name="payload" spellcheck="false">${values.payload ?? payloadTemplate(kind)}</textarea>
-        ${error ? html`<span class="error" role="alert">${error}</span>` : ''}
-      </label>
+      ${fieldInputs(kind, failed)}
+      <details open>
+        <summary>the payload as JSON (what is queued; the fields above edit it)</summary>
+        <label class="${onPayload ? 'field-error' : ''}">payload (JSON)
+          <textarea name="payload" spellcheck="false">${values.payload ?? payloadTemplate(kind)}</textarea>
+          ${error ? html`<span class="error" role="alert">${error}</span>` : ''}
+        </label>
+      </details>
       <p><button type="submit">Queue</button></p>
     </form>`,
-    { section: '/jobs' },
+    { section: '/jobs', scripts: ['jobform.js'] },
   );
 }
 
@@ -252,7 +259,17 @@ export function jobRoutes(app: Hono, db: Kysely<Database>, defaults: { maxAttemp
       throw error;
     }
   });
-  app.get('/jobs/:id{[0-9]+}', async (c) => c.html(await jobPage(db, Number(c.req.param('id')))));
+  app.get('/jobs/:id{[0-9]+}', async (c) => {
+    const id = Number(c.req.param('id'));
+    try {
+      return c.html(await jobPage(db, id));
+    } catch (error) {
+      // An id that names no job is a page not found, not a failure of the console.
+      if (error instanceof JobStateError)
+        return c.html(page('Not found', html`<p class="error">No job ${id}: <a href="/jobs">the queue</a>.</p>`), 404);
+      throw error;
+    }
+  });
   app.get('/jobs/:id{[0-9]+}/decide', async (c) => {
     const id = Number(c.req.param('id'));
     const decision = parseDecision(c.req.query('choice'), c.req.query('ids'));

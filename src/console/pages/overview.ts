@@ -22,7 +22,7 @@ import {
 } from '../../db/index.js';
 import { JOB_STATUSES } from '../../jobs/index.js';
 import { keepHoldingDeletes, releaseHeldDeletes } from '../../sync/index.js';
-import { ago, badge, chart, html, page, text, type Html } from '../layout.js';
+import { ago, badge, chart, formatNumber, html, page, text, type Html } from '../layout.js';
 
 /** The one list of what needs attention, each item with its remedy. */
 function attentionCard(items: readonly AttentionItem[]): Html {
@@ -113,7 +113,7 @@ export async function overviewPage(db: Kysely<Database>, attention: AttentionOpt
         }
         <p>Rate-limit budget last seen: ${
           budget
-            ? html`<strong>${budget.remaining}</strong> requests left, ${ago(budget.seenAt)}`
+            ? html`<strong>${formatNumber(budget.remaining)}</strong> requests left, ${ago(budget.seenAt)}`
             : html`<span class="muted">not yet reported by the service</span>`
         }</p>
       </section>
@@ -135,7 +135,7 @@ export async function overviewPage(db: Kysely<Database>, attention: AttentionOpt
           const counts = latest?.counts?.[entity];
           return html`<tr><td><a href="/records/${entity}">${entity}</a></td>
             ${['fetched', 'inserted', 'updated', 'deleted', 'held', 'rejected', 'unchanged'].map(
-              (name) => html`<td class="num">${counts ? text(counts[name] ?? 0) : '—'}</td>`,
+              (name) => html`<td class="num">${counts ? formatNumber(Number(counts[name] ?? 0)) : '—'}</td>`,
             )}
             <td>${ago(lastComplete.get(entity) ?? null)}</td></tr>`;
         })}
@@ -181,7 +181,7 @@ export async function overviewPage(db: Kysely<Database>, attention: AttentionOpt
         (
           run,
         ) => html`<tr><td>${run.id}</td><td>${run.kind}</td><td>${badge(run.status)}</td><td>${ago(run.started_at)}</td>
-          <td class="num">${run.seconds === null ? '—' : run.seconds.toFixed(1)}</td><td class="num">${text(run.requests_made)}</td><td>${text(run.error)}</td></tr>`,
+          <td class="num">${run.seconds === null ? '—' : run.seconds.toFixed(1)}</td><td class="num">${run.requests_made === null ? '—' : formatNumber(run.requests_made)}</td><td>${text(run.error)}</td></tr>`,
       )}</tbody>
     </table>`;
   return page('Overview', body, { section: '/' });

@@ -8,7 +8,9 @@ import type { Hono } from 'hono';
 import type { Kysely } from 'kysely';
 import {
   BOOKKEEPING_COLUMNS,
+  type Column,
   entityColumns,
+  LINE_COLUMNS,
   entityNamed,
   isEntityName,
   type EntityName,
@@ -24,11 +26,37 @@ import {
   type Database,
 } from '../../db/index.js';
 import { precheckRefusal, type JobKindName } from '../../jobs/index.js';
-import { ago, badge, html, page, pageOf, pager, text, unknownEntityPage, type Html } from '../layout.js';
+import {
+  ago,
+  badge,
+  columnHead,
+  formatNumber,
+  html,
+  page,
+  pageOf,
+  pager,
+  recordLink,
+  unknownEntityPage,
+  valueCell,
+  type Html,
+} from '../layout.js';
 import { historyTable } from './changes.js';
 
 const PAGE_ROWS = 50;
 const LIST_COLUMNS = 6;
+
+/**
+ * The columns a person looks for in each list, in order (the others show their first columns).
+ * The first links to the record; a client number links to its client.
+ */
+const LIST_COLUMNS_OF: Partial<Record<EntityName, readonly string[]>> = {
+  invoices: ['invoicenr_full', 'clientnr', 'company', 'sent', 'duedate', 'totalintax', 'open'],
+  saved_invoices: ['name', 'clientnr', 'company', 'totalintax'],
+  quotations: ['id', 'quotationreference', 'clientnr', 'company', 'date', 'totalintax', 'customstatus'],
+  clients: ['clientnr', 'company', 'city', 'email'],
+  products: ['id', 'code', 'name', 'priceintax', 'stock'],
+  repeating_invoices: ['id', 'name', 'clientnr', 'company', 'frequency', 'totalintax'],
+};
 const SEARCHED_COLUMNS = 4;
 
 type Row = Record<string, unknown>;
@@ -86,7 +114,7 @@ async function entitiesPage(db: Kysely<Database>): Promise<Html> {
     html`<table><thead><tr><th>entity</th><th class="num">records</th><th class="num">marked deleted</th></tr></thead><tbody>
       ${counts.map(
         (c) =>
-          html`<tr><td><a href="/records/${c.table}">${c.table}</a></td><td class="num">${c.live}</td><td class="num">${c.deleted}</td></tr>`,
+          html`<tr><td><a href="/records/${c.table}">${c.table}</a></td><td class="num">${formatNumber(c.live)}</td><td class="num">${formatNumber(c.deleted)}</td></tr>`,
       )}</tbody></table>`,
     { section: '/records' },
   );
@@ -100,18 +128,23 @@ async function listPage(
 ): Promise<Html> {
   const definition = entityNamed(entity);
   const columns = entityColumns(entity).filter((c) => c.type !== 'jsonb');
-  const shown = columns.slice(0, LIST_COLUMNS).map((c) => c.name);
-  if (!shown.includes(definition.key)) shown.unshift(definition.key);
+  const byName = new Map(columns.map((c) => [c.name, c]));
+  const chosen = (LIST_COLUMNS_OF[entity] ?? columns.slice(0, LIST_COLUMNS).map((c) => c.name)).filter((name) =>
+    byName.has(name),
+  );
+  const shown: Column[] = chosen.map((name) => byName.get(name)!);
+  const fetched = chosen.includes(definition.key) ? chosen : [definition.key, ...chosen];
   const searched = columns.filter((c) => c.type === 'text').slice(0, SEARCHED_COLUMNS);
   const q = (query.q ?? '').trim();
   const pageNumber = pageOf(query);
   const rows = await searchRecords(db, entity, {
-    columns: shown,
+    columns: fetched,
     searched: searched.map((c) => c.name),
     q,
     limit: PAGE_ROWS + 1,
     offset: (pageNumber - 1) * PAGE_ROWS,
   });
+  const numeric = (c: Column) => c.type === 'integer' || c.type === 'numeric';
   return page(
     `Records: ${entity}`,
     html`<form class="filters" method="get">
@@ -119,13 +152,11 @@ async function listPage(
           <input name="q" value="${q}" size="40" /></label>
         <button type="submit">Search</button>
       </form>
-      <table><thead><tr>${shown.map((name) => html`<th>${name}</th>`)}<th></th></tr></thead><tbody>
+      <table class="records"><thead><tr>${shown.map((c) => columnHead(c.name, c.doc, numeric(c)))}<th></th></tr></thead><tbody>
       ${rows.slice(0, PAGE_ROWS).map((row) => {
-        const id = String(row[definition.key]);
-        return html`<tr>${shown.map((name) =>
-          name === definition.key
-            ? html`<td><a href="/records/${entity}/${encodeURIComponent(id)}">${id}</a></td>`
-            : html`<td>${text(row[name])}</td>`,
+        const self = `/records/${entity}/${encodeURIComponent(String(row[definition.key]))}`;
+        return html`<tr>${shown.map((c, i) =>
+          valueCell(row[c.name], c, i === 0 ? self : recordLink(entity, c.name, row[c.name])),
         )}<td>${row.deleted_at ? badge('deleted') : ''}</td></tr>`;
       })}
       </tbody></table>
@@ -186,8 +217,9 @@ async function recordPage(db: Kysely<Database>, entity: EntityName, idText: stri
       <div class="grid">
         <section>
           <h2>Fields</h2>
-          <table><tbody>${fields.map(
-            (c) => html`<tr><th title="${c.doc}">${c.name}</th><td>${text(row[c.name])}</td></tr>`,
+          <table class="fields"><tbody>${fields.map(
+            (c) =>
+              html`<tr>${columnHead(c.name, c.doc)}${valueCell(row[c.name], c, recordLink(entity, c.name, row[c.name]))}</tr>`,
           )}</tbody></table>
         </section>
         <section><h2>Raw JSON (as stored: jsonb orders the keys)</h2><pre>${JSON.stringify(row.raw, null, 2)}</pre></section>
@@ -201,8 +233,8 @@ async function recordPage(db: Kysely<Database>, entity: EntityName, idText: stri
               ${jobs.map(
                 (
                   job,
-                ) => html`<tr><td><a href="/jobs/${String(job.id)}">${String(job.id)}</a></td><td>${text(job.kind)}</td>
-                  <td>${badge(String(job.status))}</td><td>${ago(job.created_at as Date)}</td><td>${text(job.last_error)}</td></tr>`,
+                ) => html`<tr><td><a href="/jobs/${String(job.id)}">${String(job.id)}</a></td><td>${String(job.kind)}</td>
+                  <td>${badge(String(job.status))}</td><td>${ago(job.created_at as Date)}</td>${valueCell(job.last_error, { name: 'last_error', type: 'text' })}</tr>`,
               )}</tbody></table>`
       }
       <h2>Latest changes</h2>
@@ -212,9 +244,14 @@ async function recordPage(db: Kysely<Database>, entity: EntityName, idText: stri
 }
 
 function linesTable(lines: readonly Row[]): Html {
+  const known = new Map<string, Column>(LINE_COLUMNS.map((c) => [c.name, c]));
   const names = Object.keys(lines[0]!).filter((name) => name !== 'document_type' && name !== 'document_id');
-  return html`<table><thead><tr>${names.map((n) => html`<th>${n}</th>`)}</tr></thead><tbody>
-    ${lines.map((line) => html`<tr>${names.map((n) => html`<td>${text(line[n])}</td>`)}</tr>`)}</tbody></table>`;
+  const columnOf = (name: string): Column => known.get(name) ?? { name, type: 'integer', doc: name };
+  return html`<table><thead><tr>${names.map((n) => {
+    const c = columnOf(n);
+    return columnHead(n, known.has(n) ? c.doc : n, c.type === 'numeric' || c.type === 'integer');
+  })}</tr></thead><tbody>
+    ${lines.map((line) => html`<tr>${names.map((n) => valueCell(line[n], columnOf(n)))}</tr>`)}</tbody></table>`;
 }
 
 export function recordRoutes(app: Hono, db: Kysely<Database>): void {

@@ -8,7 +8,7 @@ import { REPORTS, type Report } from '../../catalog/index.js';
 import type { Database } from '../../db/index.js';
 import { formatRows } from '../../format.js';
 import { reportChart, runReport, type ReportChartData, type ReportRequest } from '../../reports/index.js';
-import { chart, html, page, pageOf, pager, text, withQuery, type Html } from '../layout.js';
+import { chart, html, page, pageOf, pager, recordLink, valueCell, withQuery, type Html } from '../layout.js';
 
 const PAGE_ROWS = 100;
 
@@ -30,10 +30,27 @@ function sortOf(report: Report, query: Record<string, string>): ReportRequest['s
   return column ? { column, descending: query.dir === 'desc' } : undefined;
 }
 
-/** The chart of a report that has one. */
+/** A report's columns that hold money (by name: totals, amounts, prices, values; not counts of them). */
+const MONEY = /(total|amount|price|value|paid|to_pay|still_open|^tax$|discount)/;
+const NOT_MONEY = /(count|days|sends|changes)/;
+export const isMoneyColumn = (name: string): boolean => MONEY.test(name) && !NOT_MONEY.test(name);
+
+/** A column's meaning in a few words: its first clause. */
+function shortMeaning(report: Report, column: string): string {
+  const clause = (report.columns[column] ?? '').split(/[;(:]/)[0]!.trim();
+  // A meaning that starts with a list of values ("draft (not sent), open…") says nothing as a title.
+  return clause.includes(' ') ? clause : column.replace(/_/g, ' ');
+}
+
+/** The chart of a report that has one, titled in words ("quotation total including tax, by stage"). */
 function chartOf(report: Report, data: ReportChartData | null): Html {
   if (!report.chart || !data) return html``;
-  return chart(report.chart.kind, `${report.chart.y.join(', ')} by ${report.chart.x}`, data);
+  const what = report.chart.y.map((y) => shortMeaning(report, y)).join(' and ');
+  const title = `${what.charAt(0).toUpperCase()}${what.slice(1)}, by ${report.chart.x.replace(/_/g, ' ')}`;
+  const series = Object.fromEntries(
+    Object.entries(data.series).map(([name, values]) => [shortMeaning(report, name), values]),
+  );
+  return chart(report.chart.kind, title, { x: data.x, series });
 }
 
 async function reportPage(
@@ -49,17 +66,30 @@ async function reportPage(
     runReport(db, null, report, { sort, page: { limit: PAGE_ROWS + 1, offset: (pageNumber - 1) * PAGE_ROWS } }),
     reportChart(db, report),
   ]);
+  const numericColumns = new Set(
+    columns.filter((c) =>
+      rows.some((row) => typeof row[c] === 'number' || /^-?\d+(\.\d+)?$/.test(String(row[c] ?? ''))),
+    ),
+  );
   const sortLink = (column: string) => {
     const dir = sort?.column === column && !sort.descending ? 'desc' : 'asc';
     const arrow = sort?.column === column ? (sort.descending ? ' ▼' : ' ▲') : '';
-    return html`<a href="${withQuery(url, { sort: column, dir, page: undefined })}">${column}${arrow}</a>`;
+    return html`<a href="${withQuery(url, { sort: column, dir, page: undefined })}">${shortMeaning(report, column)}${arrow}</a>`;
   };
   return page(
     report.title,
     html`<p>${report.comment} <a href="/reports/${report.name}.csv">Download CSV</a></p>
       ${chartOf(report, data)}
-      <table><thead><tr>${columns.map((c) => html`<th title="${report.columns[c]}">${sortLink(c)}</th>`)}</tr></thead><tbody>
-      ${rows.slice(0, PAGE_ROWS).map((row) => html`<tr>${columns.map((c) => html`<td>${text(row[c])}</td>`)}</tr>`)}
+      <table><thead><tr>${columns.map(
+        (c) =>
+          html`<th class="${numericColumns.has(c) ? 'num' : ''}" title="${c}: ${report.columns[c]}">${sortLink(c)}</th>`,
+      )}</tr></thead><tbody>
+      ${rows
+        .slice(0, PAGE_ROWS)
+        .map(
+          (row) =>
+            html`<tr>${columns.map((c) => valueCell(row[c], { name: c, money: isMoneyColumn(c) }, recordLink(null, c, row[c])))}</tr>`,
+        )}
       </tbody></table>
       ${rows.length === 0 ? html`<p class="muted">No rows.</p>` : ''}
       ${pager(url, pageNumber, rows.length > PAGE_ROWS)}`,
