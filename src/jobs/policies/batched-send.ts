@@ -67,30 +67,7 @@ export async function sendSavedInvoices(
   const touched = async () => touchedBySend(ctx.db, sentNow());
 
   // First what may have been sent already: ask the service where it can tell.
-  let check: SendCheck | null = null;
-  const unknown = idsIn(idStates(p.ids, progress.batches), 'unknown');
-  if (unknown.length > 0) {
-    check = await checkSends(ctx, p.delete, progress.batches, unknown);
-    const at = await databaseNow(ctx.db);
-    if (check.sent.length > 0)
-      progress.batches.push({
-        ids: check.sent,
-        attempt: ctx.job.attempts,
-        outcome: 'sent',
-        started_at: at,
-        source: SENT_BY_CHECK,
-      });
-    if (check.unsent.length > 0)
-      progress.batches.push({
-        ids: check.unsent,
-        attempt: ctx.job.attempts,
-        outcome: 'unsent',
-        started_at: at,
-        source: UNSENT_BY_CHECK,
-      });
-    progress.sent = idsIn(idStates(p.ids, progress.batches), 'sent');
-    await ctx.saveProgress(progress);
-  }
+  const check = await recordChecks(ctx, p, progress);
 
   // Then send what certainly has not been sent, in calls of at most 10.
   const todo = idsIn(idStates(p.ids, progress.batches), SENDABLE);
@@ -137,6 +114,30 @@ export async function sendSavedInvoices(
     result: { ...progress, invoices },
     touched: [...(await touched()), ...invoices.map((i) => target('invoices', i))],
   };
+}
+
+/**
+ * Checks with the service the ids whose send may have happened (none: null), and records what it
+ * established as batches of their own, so a crash after this never checks again for nothing.
+ */
+async function recordChecks(
+  ctx: JobContext,
+  p: { ids: number[]; delete: boolean },
+  progress: SendProgress,
+): Promise<SendCheck | null> {
+  const unknown = idsIn(idStates(p.ids, progress.batches), 'unknown');
+  if (unknown.length === 0) return null;
+  const check = await checkSends(ctx, p.delete, progress.batches, unknown);
+  const at = await databaseNow(ctx.db);
+  const established = [
+    { ids: check.sent, outcome: 'sent' as const, source: SENT_BY_CHECK },
+    { ids: check.unsent, outcome: 'unsent' as const, source: UNSENT_BY_CHECK },
+  ];
+  for (const { ids, outcome, source } of established)
+    if (ids.length > 0) progress.batches.push({ ids, attempt: ctx.job.attempts, outcome, started_at: at, source });
+  progress.sent = idsIn(idStates(p.ids, progress.batches), 'sent');
+  await ctx.saveProgress(progress);
+  return check;
 }
 
 /**
