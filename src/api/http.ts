@@ -291,7 +291,7 @@ export class HttpCore {
     const deadlineMs = spec.deadlineMs ?? this.options.timeoutMs;
     const sendNow = () => {
       this.gate.expect('sending', deadlineMs + ANSWER_GRACE_MS);
-      return this.send(spec);
+      return this.send(spec, deadlineMs);
     };
     if (!this.options.exclusive) return sendNow();
     const longest = Math.max(deadlineMs, this.options.longestRequestMs ?? 0) + ANSWER_GRACE_MS;
@@ -299,8 +299,7 @@ export class HttpCore {
     return this.options.exclusive(sendNow);
   }
 
-  private async send(spec: RequestSpec): Promise<Answer | TransportFailure> {
-    const deadline = spec.deadlineMs ?? this.options.timeoutMs;
+  private async send(spec: RequestSpec, deadline: number): Promise<Answer | TransportFailure> {
     const controller = new AbortController();
     const answer = { started: false };
     const timer = answerDeadline(controller, deadline, answer);

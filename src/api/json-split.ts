@@ -1,4 +1,3 @@
-import { withoutBom } from './answer-text.js';
 
 /**
  * Splits the text of a JSON array into the texts of its elements, without parsing them.
@@ -197,13 +196,12 @@ export class WireList {
  * JSON.parse for a list answer that keeps each element's own text (the record "as received",
  * hashed to tell an unchanged record from a changed one without serializing it again). A plain
  * array is only split here (WireList parses its elements when asked); an answer that is not a
- * plain array (a wrapped or keyed list) is parsed whole and returned as it is. A byte order mark
- * before the JSON is ignored.
+ * plain array (a wrapped or keyed list) is parsed whole and returned as it is. (The transport has
+ * already dropped a byte order mark.)
  */
 export function readListText(text: string): WireList | unknown {
-  const body = withoutBom(text);
-  const parts = splitJsonArray(body);
-  return parts === null ? JSON.parse(body) : new WireList(parts);
+  const parts = splitJsonArray(text);
+  return parts === null ? JSON.parse(text) : new WireList(parts);
 }
 
 /**

@@ -7,7 +7,7 @@ import { sql, type Kysely } from 'kysely';
 import { closeOrphanedRuns, jsonb, type Database, type JobStatus } from '../db/index.js';
 import { unstorableValues } from '../api/index.js';
 import { JobStateError, PayloadError, PrecheckError } from './errors.js';
-import { kindNamed, parseJob, type JobRow } from './kinds.js';
+import { kindNamed, parseJob, type JobKind, type JobRow } from './kinds.js';
 import type { Disposition } from './outcome.js';
 import { repeatable } from './policies/repeatable.js';
 import type { RetryDecisions } from './types.js';
@@ -39,6 +39,11 @@ export interface NewJob {
 /** A job as its pre-check sees it before it is queued: no attempt, nothing recorded. */
 const NOT_YET_RUN = { id: 0, attempts: 0, max_attempts: 1, result: null };
 
+/** The kind's pre-check of a job not queued yet (throws its PrecheckError). */
+function precheckNew(db: Kysely<Database>, kind: JobKind, kindName: string, payload: unknown): Promise<void> {
+  return kind.precheck?.(db, payload, { ...NOT_YET_RUN, kind: kindName, payload }) ?? Promise.resolve();
+}
+
 /**
  * Whether the kind's pre-check accepts the action now (null), or why not (its PrecheckError's
  * message): the one rule, asked by the console before it offers an action on a record.
@@ -49,9 +54,9 @@ export async function precheckRefusal(
   payload: unknown,
 ): Promise<string | null> {
   const kind = kindNamed(kindName);
-  if (!kind?.precheck) return null;
+  if (!kind) return null;
   try {
-    await kind.precheck(db, payload, { ...NOT_YET_RUN, kind: kindName, payload });
+    await precheckNew(db, kind, kindName, payload);
     return null;
   } catch (error) {
     if (error instanceof PrecheckError) return error.message;
@@ -79,7 +84,7 @@ export async function addJob(db: Kysely<Database>, job: NewJob): Promise<{ id: n
   )
     throw new PayloadError('--key: holds a character Postgres cannot store (NUL or half a surrogate pair)');
   // What the mirror already shows to be impossible is refused now, with the reason the runner would give.
-  if (!job.force) await kind.precheck?.(db, payload, { ...NOT_YET_RUN, kind: job.kind, payload });
+  if (!job.force) await precheckNew(db, kind, job.kind, payload);
   const key = job.idempotencyKey ?? null;
   const inserted = await db
     .insertInto('jobs')

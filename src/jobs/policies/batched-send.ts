@@ -26,7 +26,7 @@ import {
 } from '../ledger.js';
 import { mirrorRows } from '../mirror.js';
 import type { Disposition } from '../outcome.js';
-import { databaseNow, dayBeforeCall, settling, stillWorking } from '../settle.js';
+import { databaseNow, dayBeforeCall, settling, stillWorking, type Settling } from '../settle.js';
 import {
   stoppedDuring,
   type HandlerOutcome,
@@ -147,16 +147,11 @@ async function recordChecks(
  */
 async function newSentInvoices(ctx: JobContext, savedIds: number[], startedAt: string): Promise<number[]> {
   try {
-    const rows = await mirrorRows(ctx.db, 'saved_invoices', savedIds);
-    const clients = new Set<string>();
-    for (const row of rows.values())
-      if (row.clientnr !== null && row.clientnr !== undefined) clients.add(String(row.clientnr));
-    const since = await dayBeforeCall(ctx.db, startedAt);
+    const sentSince = clientInvoicesSince(ctx);
     const listed = new Set<number>();
-    for (const client of clients)
-      for (const invoice of await ctx.api.list('invoices', { filters: { since, client } }).all())
-        if (String(invoice.clientnr ?? '') === client && Number.isInteger(Number(invoice.id)))
-          listed.add(Number(invoice.id));
+    for (const client of await clientsOf(ctx.db, savedIds))
+      for (const invoice of await sentSince(String(client), startedAt))
+        if (Number.isInteger(Number(invoice.id))) listed.add(Number(invoice.id));
     const known = await mirrorRows(ctx.db, 'invoices', [...listed]);
     return [...listed].filter((i) => !known.has(i)).sort((a, b) => a - b);
   } catch (error) {
@@ -216,6 +211,8 @@ function sendSettleMs(ctx: JobContext, batch: SendBatch): number {
 async function checkSends(ctx: JobContext, deleting: boolean, batches: SendBatch[], ids: number[]): Promise<SendCheck> {
   const check: SendCheck = { sent: [], unsent: [], unknown: [] };
   const lookalikes = sentLookalikes(ctx);
+  // Ids of one call settle together: ask the database's clock once per call.
+  const settles = new Map<SendBatch, Promise<Settling>>();
   for (const id of ids) {
     const call = [...batches].reverse().find((b) => b.ids.includes(id))!;
     const saved = await ctx.api.getSavedInvoice(id).catch((error: unknown) => {
@@ -227,8 +224,8 @@ async function checkSends(ctx: JobContext, deleting: boolean, batches: SendBatch
       else check.unknown.push({ id, why: 'the saved invoice is gone, though the send was not asked to delete it' });
       continue;
     }
-    const settleMs = sendSettleMs(ctx, call);
-    const settle = await settling(ctx.db, call.started_at, settleMs);
+    if (!settles.has(call)) settles.set(call, settling(ctx.db, call.started_at, sendSettleMs(ctx, call)));
+    const settle = await settles.get(call)!;
     if (!settle.settled) {
       check.unknown.push({ id, why: stillWorking(settle) });
       continue;
@@ -252,16 +249,28 @@ async function checkSends(ctx: JobContext, deleting: boolean, batches: SendBatch
  * client, however many ids ask.
  */
 function sentLookalikes(ctx: JobContext) {
-  const lists = new Map<string, Promise<RecordOf<'invoices'>[]>>();
+  const sentSince = clientInvoicesSince(ctx);
   return async (saved: RecordOf<'saved_invoices'>, startedAt: string): Promise<string[]> => {
-    const since = await dayBeforeCall(ctx.db, startedAt);
-    const client = String(saved.clientnr ?? '');
+    const total = Number(saved.totalintax);
+    return (await sentSince(String(saved.clientnr ?? ''), startedAt))
+      .filter((invoice) => Number(invoice.totalintax) === total)
+      .map((invoice) => String(invoice.invoicenr_full ?? invoice.invoicenr ?? invoice.id));
+  };
+}
+
+/**
+ * A client's sent invoices since the day before a call (`/invoices?since=&client=`), listed once
+ * per client and day, however many ids ask.
+ */
+function clientInvoicesSince(ctx: JobContext) {
+  const lists = new Map<string, Promise<RecordOf<'invoices'>[]>>();
+  const days = new Map<string, Promise<string>>();
+  return async (client: string, startedAt: string): Promise<RecordOf<'invoices'>[]> => {
+    if (!days.has(startedAt)) days.set(startedAt, dayBeforeCall(ctx.db, startedAt));
+    const since = await days.get(startedAt)!;
     const key = `${client}@${since}`;
     if (!lists.has(key)) lists.set(key, ctx.api.list('invoices', { filters: { since, client } }).all());
-    const total = Number(saved.totalintax);
-    return (await lists.get(key)!)
-      .filter((invoice) => String(invoice.clientnr ?? '') === client && Number(invoice.totalintax) === total)
-      .map((invoice) => String(invoice.invoicenr_full ?? invoice.invoicenr ?? invoice.id));
+    return (await lists.get(key)!).filter((invoice) => String(invoice.clientnr ?? '') === client);
   };
 }
 
@@ -290,10 +299,16 @@ function describeSendFailure(
 
 /** Sent invoices, and their clients (the service updates `lastinvoice`). */
 async function touchedBySend(db: Kysely<Database>, ids: number[]): Promise<RefreshTarget[]> {
-  const rows = await mirrorRows(db, 'saved_invoices', ids);
+  const clients = await clientsOf(db, ids);
+  return [...ids.map((i) => target('saved_invoices', i)), ...clients.map((c) => target('clients', c))];
+}
+
+/** The clients of saved invoices, as the mirror has them (0, no client, left out). */
+async function clientsOf(db: Kysely<Database>, savedIds: number[]): Promise<number[]> {
   const clients = new Set<number>();
-  for (const row of rows.values()) if (typeof row.clientnr === 'number' && row.clientnr > 0) clients.add(row.clientnr);
-  return [...ids.map((i) => target('saved_invoices', i)), ...[...clients].map((c) => target('clients', c))];
+  for (const row of (await mirrorRows(db, 'saved_invoices', savedIds)).values())
+    if (typeof row.clientnr === 'number' && row.clientnr > 0) clients.add(row.clientnr);
+  return [...clients];
 }
 
 /** Records a person's decisions about ids of a send whose outcome is unknown, as batches. */
