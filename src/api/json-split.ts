@@ -1,4 +1,3 @@
-
 /**
  * Splits the text of a JSON array into the texts of its elements, without parsing them.
  *
