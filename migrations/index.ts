@@ -13,6 +13,7 @@ import * as dataSafety from './0008_data_safety.js';
 import * as interruptedRuns from './0009_interrupted_runs.js';
 import * as invoices from './0010_invoices.js';
 import * as invoicePdfs from './0011_invoice_pdfs.js';
+import * as accounts from './0012_accounts.js';
 
 export interface Migration {
   name: string;
@@ -30,4 +31,5 @@ export const migrations: Migration[] = [
   { name: '0009_interrupted_runs', up: interruptedRuns.up },
   { name: '0010_invoices', up: invoices.up },
   { name: '0011_invoice_pdfs', up: invoicePdfs.up },
+  { name: '0012_accounts', up: accounts.up },
 ];

@@ -159,6 +159,20 @@ export const SETTINGS = {
     default: 'info',
     meaning: 'what the log says (`debug` adds stack traces)',
   },
+  accounts: {
+    secret: {
+      env: 'ACCOUNTS_SECRET',
+      type: 'text',
+      secret: true,
+      meaning:
+        'the master key (at least 32 characters) that encrypts the API keys of accounts added with `invoice-mirror accounts add` or `import`',
+    },
+    secretFile: {
+      env: 'ACCOUNTS_SECRET_FILE',
+      type: 'text',
+      meaning: 'a file holding `ACCOUNTS_SECRET` (its first line), instead of the setting itself',
+    },
+  },
   health: {
     host: {
       env: 'HEALTH_HOST',

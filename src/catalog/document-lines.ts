@@ -26,6 +26,7 @@ type LineColumns = {
 };
 
 export type DocumentLinesTable<DocumentType extends string> = {
+  account_id: ColumnType<number, never, never>;
   document_type: ColumnType<DocumentType, never, never>;
   document_id: ColumnType<number, never, never>;
   position: ColumnType<number, never, never>;

@@ -79,7 +79,24 @@ export const BOOKKEEPING_COLUMNS: readonly Column[] = [
   },
 ];
 
+/**
+ * The column every table of the mirror carries, mirror tables and bookkeeping alike: added by one
+ * mechanism (migrations/0012_accounts.ts), after the table's own columns, and first in every
+ * primary key and unique index, so that a table can be partitioned by account without a key change.
+ */
+export const ACCOUNT_COLUMN: Column = {
+  name: 'account_id',
+  type: 'integer',
+  doc: 'the account of the service the row belongs to (accounts.id)',
+};
+
+/** The key of a mirror table: the account, then the entity's own key. */
+export function primaryKeyOf(entity: { key: string }): string[] {
+  return [ACCOUNT_COLUMN.name, entity.key];
+}
+
 interface Bookkeeping {
+  account_id: ColumnType<number, never, never>;
   raw: ColumnType<Record<string, unknown>, never, never>;
   raw_hash: ColumnType<string | null, never, never>;
   first_seen_at: ColumnType<Date, never, never>;

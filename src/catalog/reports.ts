@@ -625,7 +625,7 @@ export const REPORTS: readonly Report[] = [
           on i.deleted_at is null and i.clientnr = r.clientnr and i.totalintax = r.totalintax
              and i.sent >= r.initialdate
        where r.deleted_at is null
-       group by r.id`,
+       group by r.account_id, r.id`,
     columns: {
       repeating_invoice_id: 'id of the repeating invoice',
       invoice_name: 'name of the repeating invoice',

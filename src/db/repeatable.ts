@@ -13,6 +13,7 @@
 import { createHash } from 'node:crypto';
 import { sql, type Kysely, type Transaction } from 'kysely';
 import {
+  ACCOUNT_COLUMN,
   BOOKKEEPING_COLUMNS,
   ENTITIES,
   JOB_KIND_NAMES,
@@ -52,11 +53,12 @@ const commentOnColumn = (relation: string, column: string, meaning: string): str
 export function columnComments(): string[] {
   const out: string[] = [];
   for (const entity of ENTITIES) {
-    for (const column of [...entityColumns(entity.name), ...BOOKKEEPING_COLUMNS]) {
+    for (const column of [...entityColumns(entity.name), ...BOOKKEEPING_COLUMNS, ACCOUNT_COLUMN]) {
       out.push(commentOnColumn(entity.name, column.name, column.doc));
     }
   }
-  for (const column of LINE_COLUMNS) out.push(commentOnColumn('document_lines', column.name, column.doc));
+  for (const column of [...LINE_COLUMNS, ACCOUNT_COLUMN])
+    out.push(commentOnColumn('document_lines', column.name, column.doc));
   return out;
 }
 

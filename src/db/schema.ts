@@ -17,6 +17,7 @@ export interface EntityCounts {
 }
 
 export interface SyncRunsTable {
+  account_id: number;
   id: Generated<number>;
   kind: SyncRunKind;
   status: ColumnType<SyncRunStatus, SyncRunStatus | undefined, SyncRunStatus>;
@@ -33,6 +34,7 @@ export interface SyncRunsTable {
 
 export type ChangeOp = 'insert' | 'update' | 'delete' | 'restore';
 export interface ChangesTable {
+  account_id: number;
   id: Generated<number>;
   sync_run_id: number | null;
   /** The mirror table the record lives in, e.g. `clients`. */
@@ -47,6 +49,7 @@ export interface ChangesTable {
 
 export type JobStatus = 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled' | 'interrupted';
 export interface JobsTable {
+  account_id: number;
   id: Generated<number>;
   kind: string;
   payload: ColumnType<unknown, string | undefined, string>;
@@ -65,6 +68,7 @@ export interface JobsTable {
 }
 
 export interface EntityPullsTable {
+  account_id: number;
   entity: string;
   last_complete_at: ColumnType<Date | null, Date | string | null, Date | string | null>;
   last_complete_run_id: number | null;
@@ -74,6 +78,7 @@ export interface EntityPullsTable {
 
 /** A value stored other than as the service sent it (see migrations/0008_data_safety.ts). */
 export interface RejectedValuesTable {
+  account_id: number;
   entity: string;
   entity_id: string;
   field: string;
@@ -88,6 +93,7 @@ export interface RejectedValuesTable {
 
 /** A record found missing upstream whose delete waits for confirmation (the delete safeguard). */
 export interface HeldDeletesTable {
+  account_id: number;
   entity: string;
   entity_id: string;
   run_id: number | null;
@@ -96,6 +102,7 @@ export interface HeldDeletesTable {
 
 /** The most records a list answers per request, where the service caps `count`. */
 export interface ListCapsTable {
+  account_id: number;
   list: string;
   max_count: number;
   learned_at: ColumnType<Date, Date | string | undefined, Date | string>;
@@ -104,6 +111,7 @@ export interface ListCapsTable {
 
 /** A sent invoice's PDF, as the service rendered it when `fetch_invoice_pdf` ran. */
 export interface InvoicePdfsTable {
+  account_id: number;
   invoice_id: number;
   invoicenr: string | null;
   pdf: Buffer;
@@ -113,7 +121,26 @@ export interface InvoicePdfsTable {
   job_id: number | null;
 }
 
+export type AccountState = 'active' | 'paused' | 'refused' | 'removed';
+/** An account of the service (see migrations/0012_accounts.ts). */
+export interface AccountsTable {
+  id: Generated<number>;
+  name: string;
+  /** null: the INVOICING_API_URL setting. */
+  api_url: string | null;
+  /** null (with api_key): the INVOICING_API_USER and INVOICING_API_KEY settings. */
+  api_user: string | null;
+  /** The key encrypted under ACCOUNTS_SECRET (src/accounts/secret.ts), never the key itself. */
+  api_key: string | null;
+  state: ColumnType<AccountState, AccountState | undefined, AccountState>;
+  state_reason: string | null;
+  state_changed_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+  created_at: ColumnType<Date, Date | string | undefined, never>;
+  notes: string | null;
+}
+
 export interface Database extends MirrorTables {
+  accounts: AccountsTable;
   sync_runs: SyncRunsTable;
   changes: ChangesTable;
   jobs: JobsTable;

@@ -7,10 +7,12 @@
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import {
+  ACCOUNT_COLUMN,
   BOOKKEEPING_COLUMNS,
   ENTITIES,
   entityColumns,
   LINE_COLUMNS,
+  primaryKeyOf as keyOf,
   REPORTS,
   type DocumentType,
 } from '../../src/catalog/index.js';
@@ -41,9 +43,9 @@ async function primaryKeyOf(table: string): Promise<string | undefined> {
 describe('the catalogue equals the database the migrations build', () => {
   it.each(ENTITIES.map((entity) => [entity.name, entity] as const))('%s', async (name, entity) => {
     expect(await columnsOf(name)).toEqual(
-      [...entityColumns(name), ...BOOKKEEPING_COLUMNS].map((column) => `${column.name} ${column.type}`),
+      [...entityColumns(name), ...BOOKKEEPING_COLUMNS, ACCOUNT_COLUMN].map((column) => `${column.name} ${column.type}`),
     );
-    expect(await primaryKeyOf(name)).toBe(`PRIMARY KEY (${entity.key})`);
+    expect(await primaryKeyOf(name)).toBe(`PRIMARY KEY (${keyOf(entity).join(', ')})`);
   });
 
   it('document_lines: the place of a line, then the catalogue line columns; exactly its document types', async () => {
@@ -52,8 +54,11 @@ describe('the catalogue equals the database the migrations build', () => {
       'document_id integer',
       'position integer',
       ...LINE_COLUMNS.map((column) => `${column.name} ${column.type}`),
+      'account_id integer',
     ]);
-    expect(await primaryKeyOf('document_lines')).toBe('PRIMARY KEY (document_type, document_id, "position")');
+    expect(await primaryKeyOf('document_lines')).toBe(
+      'PRIMARY KEY (account_id, document_type, document_id, "position")',
+    );
     const { rows } = await sql<{ definition: string }>`
       select pg_get_constraintdef(oid) as definition from pg_constraint
        where conrelid = ${`${database.current.schema}.document_lines`}::regclass and contype = 'c'`.execute(
