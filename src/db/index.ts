@@ -54,3 +54,4 @@ export {
   rejectedValuesByField,
   type RejectedField,
 } from './rejected-values.js';
+export { inScope, oneAccount, type AccountScope } from './scope.js';

@@ -7,7 +7,12 @@ import { sql, type RawBuilder } from 'kysely';
 
 export type LockPurpose = 'migrate' | 'sync' | 'jobs' | 'service';
 
-/** A bigint key computed by Postgres: `hashtextextended('invoice-mirror:<schema>:<purpose>', 0)`. */
-export function lockKey(schema: string, purpose: LockPurpose): RawBuilder<bigint> {
-  return sql<bigint>`hashtextextended(${`invoice-mirror:${schema}:${purpose}`}, 0)`;
+/**
+ * A bigint key computed by Postgres: `hashtextextended('invoice-mirror:<schema>:<purpose>[:<account>]', 0)`.
+ * Pulls, jobs and calls to the service are locked per account: one account's pull never waits
+ * for another's.
+ */
+export function lockKey(schema: string, purpose: LockPurpose, accountId?: number): RawBuilder<bigint> {
+  const account = accountId === undefined ? '' : `:${accountId}`;
+  return sql<bigint>`hashtextextended(${`invoice-mirror:${schema}:${purpose}${account}`}, 0)`;
 }

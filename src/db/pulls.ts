@@ -6,16 +6,25 @@ import { sql, type Kysely } from 'kysely';
 import type { Database } from './schema.js';
 
 /** When each entity ever pulled was last pulled completely (null: not yet). */
-export async function lastCompletePulls(db: Kysely<Database>): Promise<Map<string, Date | null>> {
-  const rows = await db.selectFrom('entity_pulls').select(['entity', 'last_complete_at']).execute();
+export async function lastCompletePulls(db: Kysely<Database>, accountId: number): Promise<Map<string, Date | null>> {
+  const rows = await db
+    .selectFrom('entity_pulls')
+    .select(['entity', 'last_complete_at'])
+    .where('account_id', '=', accountId)
+    .execute();
   return new Map(rows.map((row) => [row.entity, row.last_complete_at ? new Date(row.last_complete_at) : null]));
 }
 
 /** When the entity was last pulled completely (null: never, so absence proves nothing). */
-export async function lastCompletePullOf(db: Kysely<Database>, entity: string): Promise<Date | null> {
+export async function lastCompletePullOf(
+  db: Kysely<Database>,
+  accountId: number,
+  entity: string,
+): Promise<Date | null> {
   const row = await db
     .selectFrom('entity_pulls')
     .select('last_complete_at')
+    .where('account_id', '=', accountId)
     .where('entity', '=', entity)
     .executeTakeFirst();
   return row?.last_complete_at ? new Date(row.last_complete_at) : null;
@@ -31,12 +40,16 @@ export interface PullState {
 }
 
 /** What decides the entity's next pull; undefined when it was never pulled. */
-export async function pullState(db: Kysely<Database>, entity: string): Promise<PullState | undefined> {
+export async function pullState(
+  db: Kysely<Database>,
+  accountId: number,
+  entity: string,
+): Promise<PullState | undefined> {
   const { rows } = await sql<{ since: string | null; age_hours: number | null; held: boolean }>`
     select since_cursor::text as since,
            extract(epoch from now() - last_complete_at)::float8 / 3600 as age_hours,
-           exists (select 1 from held_deletes h where h.entity = ${entity}) as held
-      from entity_pulls where entity = ${entity}`.execute(db);
+           exists (select 1 from held_deletes h where h.account_id = ${accountId} and h.entity = ${entity}) as held
+      from entity_pulls where account_id = ${accountId} and entity = ${entity}`.execute(db);
   const row = rows[0];
   return row && { since: row.since, ageHours: row.age_hours, held: row.held };
 }

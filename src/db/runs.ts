@@ -12,14 +12,20 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { sql, type Kysely } from 'kysely';
 import { jsonb } from './json.js';
 import type { Database, SyncRunKind, SyncRunStatus } from './schema.js';
+import { inScope, type AccountScope } from './scope.js';
 
 /** The kinds of run that pull lists (a refresh reads single records for a job). */
 const PULLS: readonly SyncRunKind[] = ['backfill', 'sync'];
 
-export async function startRun(db: Kysely<Database>, kind: SyncRunKind, entities: readonly string[]): Promise<number> {
+export async function startRun(
+  db: Kysely<Database>,
+  accountId: number,
+  kind: SyncRunKind,
+  entities: readonly string[],
+): Promise<number> {
   const run = await db
     .insertInto('sync_runs')
-    .values({ kind, entities: [...entities] })
+    .values({ account_id: accountId, kind, entities: [...entities] })
     .returning(['id'])
     .executeTakeFirstOrThrow();
   return Number(run.id);
@@ -151,39 +157,44 @@ async function tryRecordEnd(db: Kysely<Database>, runId: number): Promise<boolea
  */
 export async function closeOrphanedRuns(
   db: Kysely<Database>,
+  accountId: number,
   kinds: readonly SyncRunKind[],
   error: string,
 ): Promise<void> {
   await db
     .updateTable('sync_runs')
     .set({ status: 'failed', finished_at: sql`clock_timestamp()`, error })
+    .where('account_id', '=', accountId)
     .where('status', '=', 'running')
     .where('kind', 'in', kinds)
     .execute();
 }
 
 /** Seconds since the last pull started (null: never), for the daemon's decision to pull at once. */
-export async function secondsSinceLastPullStarted(db: Kysely<Database>): Promise<number | null> {
+export async function secondsSinceLastPullStarted(db: Kysely<Database>, scope: AccountScope): Promise<number | null> {
   const { rows } = await sql<{ age: number | null }>`
     select extract(epoch from now() - max(started_at))::float8 as age
-      from sync_runs where kind = any(${sql.val(PULLS)}::text[])`.execute(db);
+      from sync_runs where ${inScope(scope)} and kind = any(${sql.val(PULLS)}::text[])`.execute(db);
   return rows[0]?.age ?? null;
 }
 
 /** When the last pull that ended `succeeded` finished, and how many seconds ago by the database's clock; null: never. */
-export async function lastSucceededPull(db: Kysely<Database>): Promise<{ at: Date; ageSeconds: number } | null> {
+export async function lastSucceededPull(
+  db: Kysely<Database>,
+  scope: AccountScope,
+): Promise<{ at: Date; ageSeconds: number } | null> {
   const { rows } = await sql<{ at: Date | null; age: number | null }>`
     select max(finished_at) as at, extract(epoch from now() - max(finished_at))::float8 as age from sync_runs
-     where kind = any(${sql.val(PULLS)}::text[]) and status = 'succeeded'`.execute(db);
+     where ${inScope(scope)} and kind = any(${sql.val(PULLS)}::text[]) and status = 'succeeded'`.execute(db);
   const row = rows[0];
   return row?.at ? { at: row.at, ageSeconds: Number(row.age) } : null;
 }
 
 /** When the last pull that ended `succeeded` (complete and exact) finished; null: never. */
-export async function lastSucceededPullAt(db: Kysely<Database>): Promise<Date | null> {
+export async function lastSucceededPullAt(db: Kysely<Database>, scope: AccountScope): Promise<Date | null> {
   const { rows } = await sql<{ at: Date | null }>`
     select max(finished_at) as at from sync_runs
-     where kind = any(${sql.val(PULLS)}::text[]) and status = 'succeeded'`.execute(db);
+     where ${inScope(scope)} and kind = any(${sql.val(PULLS)}::text[]) and status = 'succeeded'`.execute(db);
   return rows[0]?.at ?? null;
 }
 
@@ -196,7 +207,7 @@ export interface FinishedPull {
 }
 
 /** The last pull that is over, however it ended. */
-export async function lastFinishedPull(db: Kysely<Database>): Promise<FinishedPull | null> {
+export async function lastFinishedPull(db: Kysely<Database>, scope: AccountScope): Promise<FinishedPull | null> {
   const { rows } = await sql<{
     id: number;
     kind: string;
@@ -205,7 +216,7 @@ export async function lastFinishedPull(db: Kysely<Database>): Promise<FinishedPu
     age: number | null;
   }>`
     select id, kind, status, finished_at, extract(epoch from now() - finished_at)::float8 as age
-      from sync_runs where kind = any(${sql.val(PULLS)}::text[]) and status <> 'running'
+      from sync_runs where ${inScope(scope)} and kind = any(${sql.val(PULLS)}::text[]) and status <> 'running'
      order by id desc limit 1`.execute(db);
   const last = rows[0];
   if (!last) return null;
@@ -219,7 +230,11 @@ export async function lastFinishedPull(db: Kysely<Database>): Promise<FinishedPu
 }
 
 /** The newest runs of any kind, with their counts summed over the entities. */
-export async function recentRuns(db: Kysely<Database>, limit: number): Promise<Record<string, unknown>[]> {
+export async function recentRuns(
+  db: Kysely<Database>,
+  scope: AccountScope,
+  limit: number,
+): Promise<Record<string, unknown>[]> {
   const { rows } = await sql<Record<string, unknown>>`
     select id as run, kind, status, started_at,
            round(extract(epoch from finished_at - started_at)::numeric, 1)::float8 as seconds,
@@ -228,15 +243,18 @@ export async function recentRuns(db: Kysely<Database>, limit: number): Promise<R
            (select coalesce(sum((c.value ->> 'updated')::int), 0) from jsonb_each(counts) c)::int as updated,
            (select coalesce(sum((c.value ->> 'deleted')::int), 0) from jsonb_each(counts) c)::int as deleted,
            requests_made as requests, error
-      from sync_runs order by id desc limit ${limit}`.execute(db);
+      from sync_runs where ${inScope(scope)} order by id desc limit ${limit}`.execute(db);
   return rows;
 }
 
 /** The service's rate-limit budget as the last run that saw it left it. */
-export async function lastRateLimit(db: Kysely<Database>): Promise<{ remaining: number; seenAt: Date } | null> {
+export async function lastRateLimit(
+  db: Kysely<Database>,
+  scope: AccountScope,
+): Promise<{ remaining: number; seenAt: Date } | null> {
   const { rows } = await sql<{ remaining: number; seen_at: Date }>`
     select rate_limit_remaining as remaining, coalesce(finished_at, started_at) as seen_at from sync_runs
-     where rate_limit_remaining is not null order by id desc limit 1`.execute(db);
+     where ${inScope(scope)} and rate_limit_remaining is not null order by id desc limit 1`.execute(db);
   return rows[0] ? { remaining: Number(rows[0].remaining), seenAt: rows[0].seen_at } : null;
 }
 
@@ -244,11 +262,11 @@ export async function lastRateLimit(db: Kysely<Database>): Promise<{ remaining: 
  * When the last run saw the service's hourly rate limit spent (no request left), if that was
  * within the hour; null otherwise. The budget comes back with the next hour.
  */
-export async function rateLimitSpentAt(db: Kysely<Database>): Promise<Date | null> {
+export async function rateLimitSpentAt(db: Kysely<Database>, scope: AccountScope): Promise<Date | null> {
   const { rows } = await sql<{ seen_at: Date }>`
     select seen_at from (
       select rate_limit_remaining as remaining, coalesce(finished_at, started_at) as seen_at from sync_runs
-       where rate_limit_remaining is not null order by id desc limit 1) as last
+       where ${inScope(scope)} and rate_limit_remaining is not null order by id desc limit 1) as last
      where remaining <= 0 and seen_at > now() - interval '1 hour'`.execute(db);
   return rows[0]?.seen_at ?? null;
 }
@@ -265,11 +283,11 @@ export interface RunDetail {
 }
 
 /** The newest runs of any kind with their counts per entity. */
-export async function runDetails(db: Kysely<Database>, limit: number): Promise<RunDetail[]> {
+export async function runDetails(db: Kysely<Database>, scope: AccountScope, limit: number): Promise<RunDetail[]> {
   const { rows } = await sql<RunDetail>`
     select id, kind, status, started_at, extract(epoch from finished_at - started_at)::float8 as seconds,
            requests_made, error, counts
-      from sync_runs order by id desc limit ${limit}`.execute(db);
+      from sync_runs where ${inScope(scope)} order by id desc limit ${limit}`.execute(db);
   return rows;
 }
 
@@ -281,17 +299,17 @@ export interface DayActivity {
 }
 
 /** Per day of the last `days` (today included): records fetched, changes detected, runs that failed. */
-export async function dailyActivity(db: Kysely<Database>, days: number): Promise<DayActivity[]> {
+export async function dailyActivity(db: Kysely<Database>, scope: AccountScope, days: number): Promise<DayActivity[]> {
   const back = days - 1;
   const { rows } = await sql<DayActivity>`
     with runs as (
       select started_at::date as day,
              count(*) filter (where status not in ('succeeded', 'running'))::int as failures,
              coalesce(sum((select sum((entity.value ->> 'fetched')::bigint) from jsonb_each(counts) as entity)), 0)::float8 as fetched
-        from sync_runs where started_at >= current_date - ${back}::int group by 1),
+        from sync_runs where ${inScope(scope)} and started_at >= current_date - ${back}::int group by 1),
     changed as (
       select detected_at::date as day, count(*)::int as changes
-        from changes where detected_at >= current_date - ${back}::int group by 1)
+        from changes where ${inScope(scope)} and detected_at >= current_date - ${back}::int group by 1)
     select to_char(d, 'YYYY-MM-DD') as day, coalesce(r.fetched, 0) as fetched,
            coalesce(c.changes, 0) as changes, coalesce(r.failures, 0) as failures
       from generate_series(current_date - ${back}::int, current_date, interval '1 day') as d

@@ -36,6 +36,8 @@ export interface RefreshOutcome {
 
 interface RefreshDeps {
   db: Kysely<Database>;
+  /** The account of the records (and of the client). */
+  accountId: number;
   client: InvoicingClient;
   logger?: Logger;
 }
