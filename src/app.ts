@@ -89,24 +89,37 @@ export function checkPoolSize(config: Config, work: Work): void {
 }
 
 /**
- * What the sync engine needs. Pages are written two at a time on their own connections when the
- * pool has room beside what the command holds, else on the run's own connection. `allowDeletes` (from `--allow-deletes`) adds to the
+ * How many accounts a command pulls at once: each pull holds its own connections (see WORK), so
+ * as many as DB_POOL_SIZE has room for, at most 8.
+ */
+export function accountsAtOnce(config: Config, work: Work, accounts: number): number {
+  const room = Math.floor((config.dbPoolSize - WORK[work].free) / WORK[work].pinned);
+  return Math.max(1, Math.min(8, accounts, room));
+}
+
+/**
+ * What the sync engine needs to pull one account. Pages are written two at a time on their own
+ * connections when the pool has room beside what the command holds (for `atOnce` accounts),
+ * else on the run's own connection. `allowDeletes` (from `--allow-deletes`) adds to the
  * ALLOW_DELETES setting.
  */
 export function syncDeps(
   app: App,
   client: InvoicingClient,
+  account: { id: number; name: string },
   allowDeletes: string[] | 'all' = [],
   work: Work = 'sync',
+  atOnce = 1,
 ): SyncDeps {
   const { deletes } = app.config;
   const allow = deletes.allow === 'all' || allowDeletes === 'all' ? 'all' : [...deletes.allow, ...allowDeletes];
   return {
     db: app.database.db,
+    accountId: account.id,
     client,
     schema: app.config.schema,
-    logger,
-    writeConcurrency: Math.max(1, Math.min(2, app.config.dbPoolSize - minimumPoolSize(work))),
+    logger: logger.child({ account: account.name }),
+    writeConcurrency: Math.max(1, Math.min(2, app.config.dbPoolSize - minimumPoolSize(work) * atOnce)),
     deletes: { ...deletes, allow },
     reconcileAfterHours: app.config.reconcileIntervalHours,
   };

@@ -120,3 +120,8 @@ export function onStopSignals(
     process.off('SIGTERM', onSignal);
   };
 }
+
+/** Collects a repeatable option's values (`--account a --account b`). */
+export function collect(value: string, previous: readonly string[] = []): string[] {
+  return [...previous, value];
+}

@@ -1,12 +1,15 @@
 import type { Command } from 'commander';
-import { syncDeps, type App } from '../app.js';
+import { accountsAtOnce, type App } from '../app.js';
 import { createApiClient } from '../service-client.js';
-import { UsageError } from '../errors.js';
+import { forEachAccount, pullAccount } from '../accounts/pull.js';
+import { accountsToServe, stateLine, type Account } from '../accounts/store.js';
+
+import { UsageError, errorMessage } from '../errors.js';
 import { formatRows, plural } from '../format.js';
 import { logger } from '../log.js';
 import { ENTITY_NAMES, isEntityName, type EntityName } from '../catalog/index.js';
-import { progressReporter, runSync, type SyncOutcome } from '../sync/index.js';
-import { onStopSignals, withApp } from './context.js';
+import { progressReporter, type SyncOutcome } from '../sync/index.js';
+import { collect, onStopSignals, withApp } from './context.js';
 
 /** `--allow-deletes`: entity names, or `all`. */
 function allowList(value: string): EntityName[] | 'all' {
@@ -54,12 +57,19 @@ const ALLOW_HELP =
   'apply deletes the safeguard would hold for these entities (comma-separated, or all): when many records really were deleted upstream';
 
 /**
- * One pull, as a command. The first Ctrl-C (or SIGTERM) stops it after the page being written,
- * and marks the run `interrupted` at once; a second exits at
- * once. Exit code 0 only when the run succeeded; 130 (SIGINT) or 143 (SIGTERM) when interrupted.
+ * One pull of each account (those named, or every active one), as a command. The first Ctrl-C
+ * (or SIGTERM) stops them after the page being written, and marks the runs `interrupted` at once;
+ * a second exits at once. Exit code 0 only when every run succeeded; 130 (SIGINT) or 143
+ * (SIGTERM) when interrupted.
  */
 async function pull(app: App, kind: 'backfill' | 'sync', options: PullFlags): Promise<number> {
-  const client = createApiClient(app);
+  const accounts = await accountsToServe(app.database.db, options.account);
+  if (accounts.length === 0) {
+    process.stderr.write(
+      "invoice-mirror: no active account to pull; 'invoice-mirror accounts list' shows why, 'accounts add' adds one\n",
+    );
+    return 1;
+  }
   const stop = new AbortController();
   const clearProgressLine = () => process.stderr.isTTY && process.stderr.write('\r\x1b[2K');
   const removeHandlers = onStopSignals(
@@ -80,23 +90,59 @@ async function pull(app: App, kind: 'backfill' | 'sync', options: PullFlags): Pr
     },
   );
   try {
-    const outcome = await runSync(syncDeps(app, client, options.allowDeletes), {
-      kind,
-      entities: options.only,
-      full: options.full,
-      onProgress: kind === 'backfill' ? progressReporter(process.stderr, logger) : undefined,
-      signal: stop.signal,
+    const atOnce = accountsAtOnce(app.config, 'sync', accounts.length);
+    const results = await forEachAccount(accounts, atOnce, (account) =>
+      pullOne(app, account, kind, options, { signal: stop.signal, atOnce, several: accounts.length > 1 }),
+    );
+    const codes = results.map((result, i) => {
+      if (result.status === 'fulfilled') return result.value;
+      process.stderr.write(`invoice-mirror: account ${accounts[i]!.name}: ${errorMessage(result.reason)}\n`);
+      return 1;
     });
-    printOutcome(outcome, app.config.api.url);
-    if (outcome.status === 'interrupted') return EXIT_CODE[stop.signal.reason as NodeJS.Signals] ?? 130;
-    return outcome.status === 'succeeded' ? 0 : 1;
+    if (stop.signal.aborted) return EXIT_CODE[stop.signal.reason as NodeJS.Signals] ?? 130;
+    return codes.every((code) => code === 0) ? 0 : 1;
   } finally {
     removeHandlers();
+  }
+}
+
+/** One account's pull, its outcome printed (under the account's name when there are several). */
+async function pullOne(
+  app: App,
+  account: Account,
+  kind: 'backfill' | 'sync',
+  flags: PullFlags,
+  run: { signal: AbortSignal; atOnce: number; several: boolean },
+): Promise<number> {
+  const client = createApiClient(app, account);
+  try {
+    const outcome = await pullAccount(app, {
+      account,
+      client,
+      allowDeletes: flags.allowDeletes,
+      atOnce: run.atOnce,
+      options: {
+        kind,
+        entities: flags.only,
+        full: flags.full,
+        onProgress: kind === 'backfill' && !run.several ? progressReporter(process.stderr, logger) : undefined,
+        signal: run.signal,
+      },
+    });
+    if (run.several) process.stdout.write(`account ${account.name}:\n`);
+    printOutcome(outcome, account.api_url ?? app.config.api.url);
+    if (outcome.refused)
+      process.stdout.write(
+        `account ${account.name}: ${stateLine({ ...account, state: 'refused', state_reason: null })}\n`,
+      );
+    return outcome.status === 'succeeded' ? 0 : 1;
+  } finally {
     await client.close();
   }
 }
 
 interface PullFlags {
+  account: string[];
   only?: EntityName[];
   allowDeletes?: EntityName[] | 'all';
   full?: boolean;
@@ -106,6 +152,7 @@ const EXIT_CODE: Partial<Record<NodeJS.Signals, number>> = { SIGINT: 130, SIGTER
 
 export function registerBackfillCommand(command: Command): void {
   command
+    .option('--account <name>', 'pull this account only (repeatable; default: every active account)', collect, [])
     .option('--only <entities>', `comma-separated subset of: ${ENTITY_NAMES.join(', ')}`, (v) => entityList(v))
     .option('--allow-deletes <entities>', ALLOW_HELP, allowList)
     .action(
@@ -117,6 +164,7 @@ export function registerBackfillCommand(command: Command): void {
 
 export function registerSyncCommand(command: Command): void {
   command
+    .option('--account <name>', 'pull this account only (repeatable; default: every active account)', collect, [])
     .option('--allow-deletes <entities>', ALLOW_HELP, allowList)
     .option('--full', 'pull invoices in full and reconcile deletions now (otherwise every RECONCILE_INTERVAL_HOURS)')
     .action(

@@ -1,23 +1,21 @@
 /**
- * The long-running service: node-cron runs a sync on SYNC_CRON (and once at start when the
- * mirror is empty or behind; schedule.ts keeps it going when the wall clock steps), the job
- * runner executes queued jobs as NOTIFY announces them (with a polling backstop), and `/healthz`
- * + `/metrics` answer on the health port.
+ * The long-running service: node-cron runs a sync of every active account on SYNC_CRON (and at
+ * start of each account that is empty or behind; schedule.ts keeps it going when the wall clock
+ * steps), each account's job runner executes its queued jobs as NOTIFY announces them (with a
+ * polling backstop), and `/healthz` + `/metrics` answer on the health port. Accounts are
+ * followed from the `accounts` table (see accounts.ts).
  *
  * Shutdown (SIGINT/SIGTERM): stop taking work, let the current job and the page being written
  * finish (at most SHUTDOWN_TIMEOUT_MS), release locks, close the pool, exit 0. A second signal
  * exits at once; every write is transactional, so nothing is left half-done.
  */
 import type { Server } from 'node:http';
-import { secondsSinceLastPullStarted } from '../db/index.js';
 import type { App } from '../app.js';
-import { createApiClient } from '../service-client.js';
 import { errorMessage } from '../errors.js';
-import { JobRunner } from '../jobs/index.js';
 import { logger } from '../log.js';
+import { DaemonAccounts } from './accounts.js';
 import { attentionOptions, stallProblems, startHealthServer } from './health.js';
 import { guardedSchedule, schedulePeriodMs } from './schedule.js';
-import { SyncDriver } from './sync-driver.js';
 import { DaemonMetrics } from './metrics.js';
 import { packageVersion } from '../version.js';
 import { checkConsoleAccess, consoleListener } from '../console/index.js';
@@ -45,13 +43,9 @@ export async function startDaemon(app: App): Promise<DaemonHandle> {
   const startedAt = performance.now();
   const attention = () => attentionOptions({ periodMs, startedAt });
   const metrics = new DaemonMetrics(database.db, packageVersion(), attention);
-  const client = createApiClient(app, { onAttempt: metrics.countAttempt });
-  metrics.watch(client);
-  const runner = new JobRunner({ database, client, config, logger });
-  runner.on('finished', (job) => metrics.recordJob(job));
-  const pulls = new SyncDriver(app, client, metrics, log);
+  const accounts = new DaemonAccounts(app, metrics, log);
 
-  const schedule = guardedSchedule(config.syncCron, () => void pulls.sync('schedule'), log);
+  const schedule = guardedSchedule(config.syncCron, () => void accounts.syncAll('schedule'), log);
 
   let server: Server;
   try {
@@ -62,8 +56,8 @@ export async function startDaemon(app: App): Promise<DaemonHandle> {
       metrics,
       periodMs,
       startedAt,
-      runnerTrouble: () => runner.trouble,
-      stalls: () => stallProblems(client.stall, runner.stall),
+      runnerTrouble: () => accounts.work.map((work) => work.runner.trouble).find(Boolean) ?? null,
+      stalls: () => accounts.work.flatMap((work) => stallProblems(work.client.stall, work.runner.stall)),
       console: config.console.inDaemon
         ? consoleListener({
             db: database.db,
@@ -76,18 +70,15 @@ export async function startDaemon(app: App): Promise<DaemonHandle> {
     });
   } catch (error) {
     await schedule.stop();
-    await client.close();
     throw error;
   }
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.health.port;
   const healthUrl = `http://${config.health.host.includes(':') ? `[${config.health.host}]` : config.health.host}:${port}`;
 
-  runner.start();
-
-  // Pull at once when the mirror is empty or its last pull is older than one period.
-  const lastAgeSeconds = await secondsSinceLastPullStarted(database.db);
-  if (lastAgeSeconds === null || lastAgeSeconds * 1000 > periodMs) void pulls.sync('start');
+  // Each account is pulled at once when it is empty or its last pull is older than one period.
+  await accounts.follow();
+  void accounts.syncAll('start', periodMs);
   log.info({ schedule: config.syncCron, healthUrl, periodSeconds: periodMs / 1000 }, 'daemon started');
 
   let resolveStopped!: (code: number) => void;
@@ -98,7 +89,7 @@ export async function startDaemon(app: App): Promise<DaemonHandle> {
     stopPromise ??= (async () => {
       log.info({ reason }, 'daemon stopping: finishing the current job and page');
       await schedule.stop();
-      const finished = Promise.all([runner.stop(), pulls.stop()]).then(() => true);
+      const finished = accounts.stop().then(() => true);
       const timedOut = new Promise<false>((resolve) =>
         setTimeout(() => resolve(false), config.shutdownTimeoutMs).unref(),
       );
@@ -109,7 +100,6 @@ export async function startDaemon(app: App): Promise<DaemonHandle> {
           'work still running at the shutdown deadline; stopping anyway',
         );
       await new Promise<void>((resolve) => server.close(() => resolve()));
-      await client.close();
       log.info('daemon stopped');
       const code = clean ? 0 : 1;
       resolveStopped(code);

@@ -1,5 +1,5 @@
 /**
- * The daemon's pulls: one at a time (a pull asked for while one runs is skipped), stopped by the
+ * The daemon's pulls of one account: one at a time (a pull asked for while one runs is skipped), stopped by the
  * daemon's signal, and pulled again as soon as the database answers when a pull lost it (a
  * restart, a full disk), rather than leaving the mirror stale and health failed until the next
  * scheduled sync.
@@ -7,9 +7,11 @@
 import { sql } from 'kysely';
 import type { Logger } from 'pino';
 import type { InvoicingClient } from '../api/index.js';
-import { syncDeps, type App } from '../app.js';
+import type { App } from '../app.js';
+import { pullAccount } from '../accounts/pull.js';
+import type { Account } from '../accounts/store.js';
 import { errorMessage } from '../errors.js';
-import { runSync, SyncBusyError } from '../sync/index.js';
+import { SyncBusyError } from '../sync/index.js';
 import type { DaemonMetrics } from './metrics.js';
 
 /** How often the daemon asks whether the database answers again after a pull lost it. */
@@ -23,9 +25,14 @@ export class SyncDriver {
 
   constructor(
     private readonly app: App,
+    private readonly account: Account,
     private readonly client: InvoicingClient,
     private readonly metrics: DaemonMetrics,
     private readonly log: Logger,
+    /** Told when the service refused the account's key: its work stops. */
+    private readonly onRefused: () => void,
+    /** Accounts pulled at the same time (for the connections each pull may use). */
+    private readonly atOnce = 1,
   ) {}
 
   /** Starts a pull unless one is running (then resolves when that one ends). */
@@ -35,9 +42,13 @@ export class SyncDriver {
       return this.current ?? Promise.resolve();
     }
     const began = performance.now();
-    const deps = syncDeps(this.app, this.client, [], 'daemon');
-    this.current = runSync(deps, { kind: 'sync', signal: this.abort.signal })
-      .then((outcome) => this.metrics.recordSync('sync', performance.now() - began, outcome))
+    const { app, account, client } = this;
+    const options = { kind: 'sync' as const, signal: this.abort.signal };
+    this.current = pullAccount(app, { account, client, options, work: 'daemon', atOnce: this.atOnce })
+      .then((outcome) => {
+        this.metrics.recordSync('sync', performance.now() - began, outcome);
+        if (outcome.refused) this.onRefused();
+      })
       .catch((error: unknown) => {
         if (error instanceof SyncBusyError) return this.log.info('sync skipped: another process is running one');
         this.log.error({ error: errorMessage(error) }, 'sync failed');

@@ -143,9 +143,9 @@ function openPostgres(
     kind: server ? 'embedded' : 'postgres',
     location,
     schema: options.schema,
-    listen(channel, onNotify, onListening) {
-      return listenResiliently(target, channel, onNotify, { connection: connectionOptions, onListening });
-    },
+    listen: sharedListeners((channel, onNotify, onListening) =>
+      listenResiliently(target, channel, onNotify, { connection: connectionOptions, onListening }),
+    ),
     keepServerUp(events) {
       server?.keepUp(events);
     },
@@ -217,4 +217,48 @@ function preparingStatements(client: postgres.Sql, oneStatementOnly: boolean): p
         ? async () => prepareByDefault(await target.reserve())
         : Reflect.get(target, property, receiver),
   });
+}
+
+type Listen = DatabaseHandle['listen'];
+
+/**
+ * One listening connection per channel, whoever subscribes: the job runners of a hundred
+ * accounts share one, instead of holding a hundred connections to hear the same NOTIFY. The
+ * connection closes when its last subscriber leaves.
+ */
+function sharedListeners(open: Listen): Listen {
+  interface Shared {
+    subscribers: Set<{ onNotify: Listener; onListening?: () => void }>;
+    unlisten: Promise<() => Promise<void>>;
+  }
+  const channels = new Map<string, Shared>();
+  return async (channel, onNotify, onListening) => {
+    const subscriber = { onNotify, onListening };
+    let shared = channels.get(channel);
+    if (shared) {
+      shared.subscribers.add(subscriber);
+      onListening?.();
+    } else {
+      const subscribers = new Set([subscriber]);
+      const unlisten = open(
+        channel,
+        (payload) => {
+          for (const s of subscribers) s.onNotify(payload);
+        },
+        () => {
+          for (const s of subscribers) s.onListening?.();
+        },
+      );
+      shared = { subscribers, unlisten };
+      channels.set(channel, shared);
+    }
+    await shared.unlisten;
+    const joined = shared;
+    return async () => {
+      joined.subscribers.delete(subscriber);
+      if (joined.subscribers.size > 0 || channels.get(channel) !== joined) return;
+      channels.delete(channel);
+      await (await joined.unlisten)();
+    };
+  };
 }

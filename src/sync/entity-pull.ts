@@ -54,6 +54,8 @@ import type { EntityOutcome, SyncDeps, SyncOptions, SyncProgress } from './run.j
 export interface PullContext {
   /** The run's own connection (it holds the run's lock). */
   db: Kysely<Database>;
+  /** The account pulled (every row read or written is this account's). */
+  accountId: number;
   deps: SyncDeps;
   options: SyncOptions;
   runId: number;
@@ -66,6 +68,8 @@ export interface EntityPullResult {
   stopRun: boolean;
   /** A database connection was lost: the entity may be pulled again. */
   connectionLost: boolean;
+  /** The service refused the account's credentials (401). */
+  refused: boolean;
 }
 
 /** How often an unchanged row's `last_seen_at` is refreshed (see touchSeen). */
@@ -75,7 +79,12 @@ const LAST_SEEN_RESOLUTION_HOURS = 24;
 export async function pullEntity(context: PullContext, definition: EntityDefinition): Promise<EntityPullResult> {
   const pull = new EntityPull(context, definition, await planEntityPull(context, definition));
   await pull.run();
-  return { outcome: pull.outcome, stopRun: pull.stopRun, connectionLost: pull.connectionLost };
+  return {
+    outcome: pull.outcome,
+    stopRun: pull.stopRun,
+    connectionLost: pull.connectionLost,
+    refused: pull.refused,
+  };
 }
 
 /** The plan phase's findings. */
@@ -100,7 +109,7 @@ interface PlannedPull {
 }
 
 async function planEntityPull(
-  { db, deps, options, log }: PullContext,
+  { db, accountId, deps, options, log }: PullContext,
   definition: EntityDefinition,
 ): Promise<PlannedPull> {
   const entity = definition.name;
@@ -108,15 +117,20 @@ async function planEntityPull(
   const began = performance.now();
   const { rows: emptiness } = await sql<{
     empty: boolean;
-  }>`select not exists (select 1 from ${sql.table(entity)}) as empty`.execute(db);
-  const plan = await planPull(db, definition, {
+  }>`select not exists (select 1 from ${sql.table(entity)} where account_id = ${accountId}) as empty`.execute(db);
+  const plan = await planPull(db, accountId, definition, {
     full: options.kind === 'backfill' || options.full === true,
     reconcileAfterHours: deps.reconcileAfterHours ?? DEFAULT_RECONCILE_HOURS,
   });
   if (plan.mode === 'full' && definition.incremental)
     log.info({ entity, reason: plan.reason }, 'full, reconciling pull');
-  const cap = await db.selectFrom('list_caps').select('max_count').where('list', '=', entity).executeTakeFirst();
-  const expected = options.onProgress && plan.mode === 'full' ? await expectedRecords(db, entity) : null;
+  const cap = await db
+    .selectFrom('list_caps')
+    .select('max_count')
+    .where('account_id', '=', accountId)
+    .where('list', '=', entity)
+    .executeTakeFirst();
+  const expected = options.onProgress && plan.mode === 'full' ? await expectedRecords(db, accountId, entity) : null;
   return {
     plan,
     startedAt: clock[0]!.now,
@@ -128,10 +142,12 @@ async function planEntityPull(
 }
 
 /** The live rows of an entity pulled completely before (what a full pull should find), else null. */
-async function expectedRecords(db: Kysely<Database>, entity: EntityName): Promise<number | null> {
+async function expectedRecords(db: Kysely<Database>, accountId: number, entity: EntityName): Promise<number | null> {
   const { rows } = await sql<{ live: number | null }>`
-    select case when exists (select 1 from entity_pulls where entity = ${entity} and last_complete_at is not null)
-                then (select count(*) from ${sql.table(entity)} where deleted_at is null)::int end as live`.execute(db);
+    select case when exists (select 1 from entity_pulls
+                              where account_id = ${accountId} and entity = ${entity} and last_complete_at is not null)
+                then (select count(*) from ${sql.table(entity)} where account_id = ${accountId} and deleted_at is null)::int
+           end as live`.execute(db);
   return rows[0]?.live ?? null;
 }
 
@@ -149,6 +165,7 @@ class EntityPull {
   };
   stopRun = false;
   connectionLost = false;
+  refused = false;
 
   private readonly entity: EntityName;
   private readonly writer: PageWriter;
@@ -184,6 +201,7 @@ class EntityPull {
     const concurrency = deps.writeConcurrency ?? 1;
     this.writer = new PageWriter(
       concurrency > 1 ? deps.db : db,
+      context.accountId,
       definition,
       runId,
       planned.tableWasEmpty ? 'insert' : 'merge',
@@ -208,7 +226,7 @@ class EntityPull {
     }
     Object.assign(this.outcome, this.writer.counts);
     await this.recordPendingIssues();
-    if (this.learnedCap !== null) await rememberCap(this.context.db, this.entity, this.learnedCap, this.context.runId);
+    if (this.learnedCap !== null) await rememberCap(this.context, this.entity, this.learnedCap);
     const listComplete = !this.outcome.error && !this.stoppedEarly && this.unfinishedList() === undefined;
     if (listComplete && this.unidentified === 0) await this.conclude();
     if (!this.outcome.error) this.reportProblems();
@@ -256,7 +274,9 @@ class EntityPull {
     const records = uniqueRecords(this.definition, page.records, this.pendingIssues, this.context.log);
     const identities = this.identified(records, this.trackSeen);
     // A page of records that may be stored already: only the ones whose hash differs are written.
-    const needed = this.planned.tableWasEmpty ? null : await keysToMerge(this.writer.db, this.definition, identities);
+    const needed = this.planned.tableWasEmpty
+      ? null
+      : await keysToMerge(this.writer.db, this.context.accountId, this.definition, identities);
     await this.write(records, identities, needed);
     this.progress('pulling');
   }
@@ -298,7 +318,7 @@ class EntityPull {
     if (this.pendingIssues.length === 0) return;
     const issues = this.pendingIssues.splice(0);
     this.outcome.rejected += issues.length;
-    await recordIssues(this.context.db, this.context.runId, issues);
+    await recordIssues(this.context.db, this.context.accountId, this.context.runId, issues);
   }
 
   // ---- read what changes ------------------------------------------------------------------
@@ -309,7 +329,7 @@ class EntityPull {
    */
   private async readChanging(): Promise<void> {
     const reads: ReadEntityRecord[] = [];
-    for (const key of await changingNotListed(this.context.db, this.definition, this.seen)) {
+    for (const key of await changingNotListed(this.context.db, this.context.accountId, this.definition, this.seen)) {
       if (this.context.options.signal?.aborted) {
         this.stoppedEarly = true;
         break;
@@ -320,7 +340,8 @@ class EntityPull {
     if (reads.length === 0) return;
     this.outcome.fetched += reads.length;
     const identities = this.identified(reads, true);
-    await this.write(reads, identities, await keysToMerge(this.writer.db, this.definition, identities));
+    const needed = await keysToMerge(this.writer.db, this.context.accountId, this.definition, identities);
+    await this.write(reads, identities, needed);
   }
 
   /** One record by key; null when the service does not have it. */
@@ -346,6 +367,7 @@ class EntityPull {
     this.outcome.error = `${this.entity}: ${errorMessage(error)}`;
     this.stopRun = endsRun(error);
     this.connectionLost = isConnectionLost(error);
+    this.refused = error instanceof AuthenticationError;
     if (!(error instanceof ApiError)) log.error({ err: error, entity: this.entity }, 'pull failed');
     log.warn({ entity: this.entity, error: this.outcome.error }, 'pull stopped early; nothing is marked deleted');
   }
@@ -362,15 +384,15 @@ class EntityPull {
 
   /** Only what can have changed was read: nothing is swept, and issues of records not read stay. */
   private async concludeIncremental(): Promise<void> {
-    const { db, runId } = this.context;
-    await touchSeen(db, this.definition, this.seen, LAST_SEEN_RESOLUTION_HOURS);
-    await recordCompletePull(db, this.definition, runId, this.planned.plan, this.unresolved > 0);
-    this.issuesBefore = await earlierIssues(db, this.entity, runId);
+    const { db, accountId, runId } = this.context;
+    await touchSeen(db, accountId, this.definition, this.seen, LAST_SEEN_RESOLUTION_HOURS);
+    await recordCompletePull(db, accountId, this.definition, runId, this.planned.plan, this.unresolved > 0);
+    this.issuesBefore = await earlierIssues(db, accountId, this.entity, runId);
     this.outcome.complete = this.outcome.rejected === 0 && this.issuesBefore === 0 && this.unresolved === 0;
   }
 
   private async concludeFull(): Promise<void> {
-    const { db, deps, options, runId, log } = this.context;
+    const { db, accountId, deps, options, runId, log } = this.context;
     // A table that was empty when the pull began holds only rows written during the pull (by it,
     // or by a job's refresh): the sweep is for older rows, and every `last_seen_at` is fresh. So
     // both scans are skipped; the next pull judges any row this one did not see.
@@ -378,6 +400,7 @@ class EntityPull {
       const policy = deps.deletes ?? policyOf(options);
       const swept = await sweepWithSafeguard(
         db,
+        accountId,
         this.definition,
         this.seen,
         this.planned.startedAt,
@@ -387,10 +410,10 @@ class EntityPull {
       );
       this.outcome.deleted = swept.deleted;
       this.outcome.held = swept.held;
-      await touchSeen(db, this.definition, this.seen, LAST_SEEN_RESOLUTION_HOURS);
+      await touchSeen(db, accountId, this.definition, this.seen, LAST_SEEN_RESOLUTION_HOURS);
     }
-    await resolveIssues(db, this.entity, runId);
-    await recordCompletePull(db, this.definition, runId, this.planned.plan, false);
+    await resolveIssues(db, accountId, this.entity, runId);
+    await recordCompletePull(db, accountId, this.definition, runId, this.planned.plan, false);
     this.outcome.complete = this.outcome.held === 0 && this.outcome.rejected === 0;
   }
 
@@ -453,12 +476,14 @@ function policyOf(options: SyncOptions): DeletePolicy {
   return { ...DEFAULT_DELETE_POLICY, allow: options.allowDeletes ?? [] };
 }
 
-async function rememberCap(db: Kysely<Database>, list: string, maxCount: number, runId: number): Promise<void> {
+async function rememberCap({ db, accountId, runId }: PullContext, list: string, maxCount: number): Promise<void> {
   await db
     .insertInto('list_caps')
-    .values({ list, max_count: maxCount, run_id: runId })
+    .values({ account_id: accountId, list, max_count: maxCount, run_id: runId })
     .onConflict((oc) =>
-      oc.column('list').doUpdateSet({ max_count: maxCount, run_id: runId, learned_at: sql`clock_timestamp()` }),
+      oc
+        .columns(['account_id', 'list'])
+        .doUpdateSet({ max_count: maxCount, run_id: runId, learned_at: sql`clock_timestamp()` }),
     )
     .execute();
 }

@@ -12,7 +12,7 @@
  */
 import { sql, type Kysely } from 'kysely';
 import type { IncrementalSpec } from '../catalog/index.js';
-import { pullState, rejectedValuesBefore, type Database } from '../db/index.js';
+import { oneAccount, pullState, rejectedValuesBefore, type Database } from '../db/index.js';
 
 /** Days the `since` date stays behind the last pull: the service's calendar may be a day ahead of ours, and sends are dated when they are made. */
 export const SINCE_MARGIN_DAYS = 3;
@@ -31,12 +31,13 @@ export type PullPlan = { mode: 'full'; reason: string } | { mode: 'incremental';
 /** Whether this pull of the entity lists everything or only what can have changed. */
 export async function planPull(
   db: Kysely<Database>,
+  accountId: number,
   entity: Described,
   wanted: { full: boolean; reconcileAfterHours: number },
 ): Promise<PullPlan> {
   if (!entity.incremental) return { mode: 'full', reason: 'not incremental' };
   if (wanted.full) return { mode: 'full', reason: 'asked for' };
-  const pulled = await pullState(db, entity.name);
+  const pulled = await pullState(db, accountId, entity.name);
   if (!pulled || pulled.ageHours === null) return { mode: 'full', reason: 'never pulled in full' };
   // Held deletes are judged again only by a full pull; until then no run may say it succeeded.
   if (pulled.held) return { mode: 'full', reason: 'deletes are held' };
@@ -58,20 +59,21 @@ export function listsOf(entity: Described, plan: PullPlan): Readonly<Record<stri
  * incremental pull does not read every record again, so it cannot clear them: while any remain,
  * it is not complete.
  */
-export function earlierIssues(db: Kysely<Database>, entity: string, runId: number): Promise<number> {
-  return rejectedValuesBefore(db, entity, runId);
+export function earlierIssues(db: Kysely<Database>, accountId: number, entity: string, runId: number): Promise<number> {
+  return rejectedValuesBefore(db, oneAccount(accountId), entity, runId);
 }
 
 /** Keys of the live records the mirror holds as still changing that the lists did not have. */
 export async function changingNotListed(
   db: Kysely<Database>,
+  accountId: number,
   entity: Described,
   listed: ReadonlySet<number>,
 ): Promise<number[]> {
   if (!entity.incremental) return [];
   const { rows } = await sql<{ key: number }>`
     select ${sql.ref(entity.key)} as key from ${sql.table(entity.name)}
-     where deleted_at is null and (${sql.raw(entity.incremental.changingInMirror)})
+     where account_id = ${accountId} and deleted_at is null and (${sql.raw(entity.incremental.changingInMirror)})
      order by 1`.execute(db);
   return rows.map((row) => Number(row.key)).filter((key) => !listed.has(key));
 }
@@ -81,11 +83,11 @@ export async function changingNotListed(
  * own calendar, which may differ from ours; never later than today), less the margin. Null when
  * the entity is not incremental or holds nothing yet.
  */
-async function nextSince(db: Kysely<Database>, entity: Described): Promise<string | null> {
+async function nextSince(db: Kysely<Database>, accountId: number, entity: Described): Promise<string | null> {
   if (!entity.incremental) return null;
   const { rows } = await sql<{ since: string | null }>`
     select (least(max(${sql.ref(entity.incremental.sinceColumn)}), current_date) - ${sql.lit(SINCE_MARGIN_DAYS)})::text as since
-      from ${sql.table(entity.name)} where deleted_at is null`.execute(db);
+      from ${sql.table(entity.name)} where account_id = ${accountId} and deleted_at is null`.execute(db);
   return rows[0]?.since ?? null;
 }
 
@@ -96,20 +98,26 @@ async function nextSince(db: Kysely<Database>, entity: Described): Promise<strin
  */
 export async function recordCompletePull(
   db: Kysely<Database>,
+  accountId: number,
   entity: Described,
   runId: number,
   plan: PullPlan,
   reconcileNext: boolean,
 ): Promise<void> {
-  const cursor = reconcileNext ? null : await nextSince(db, entity);
+  const cursor = reconcileNext ? null : await nextSince(db, accountId, entity);
   if (plan.mode === 'incremental') {
-    await db.updateTable('entity_pulls').set({ since_cursor: cursor }).where('entity', '=', entity.name).execute();
+    await db
+      .updateTable('entity_pulls')
+      .set({ since_cursor: cursor })
+      .where('account_id', '=', accountId)
+      .where('entity', '=', entity.name)
+      .execute();
     return;
   }
   const values = { last_complete_at: sql<Date>`clock_timestamp()`, last_complete_run_id: runId, since_cursor: cursor };
   await db
     .insertInto('entity_pulls')
-    .values({ entity: entity.name, ...values })
-    .onConflict((oc) => oc.column('entity').doUpdateSet(values))
+    .values({ account_id: accountId, entity: entity.name, ...values })
+    .onConflict((oc) => oc.columns(['account_id', 'entity']).doUpdateSet(values))
     .execute();
 }

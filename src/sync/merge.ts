@@ -52,8 +52,8 @@ function columnExpression(definition: EntityDefinition, column: Column): string 
 export type WriteMode = 'merge' | 'insert';
 
 /**
- * The statement of an entity and mode, with two parameters: `$1` the page as text (see page-text.ts)
- * and `$2` the run id. Built once from the entity's fixed column list; every value is a parameter.
+ * The statement of an entity and mode, with three parameters: `$1` the page as text (see
+ * page-text.ts), `$2` the run id and `$3` the account. Built once from the entity's fixed column list; every value is a parameter.
  */
 const mergeSqlCache = new Map<string, string>();
 
@@ -71,20 +71,21 @@ function mergeSql(definition: EntityDefinition, mode: WriteMode): string {
     mode === 'insert'
       ? `
 written as (
-  insert into ${table} (${names.join(', ')}, raw, raw_hash)
-  select ${names.join(', ')}, raw, raw_hash from incoming
+  insert into ${table} (account_id, ${names.join(', ')}, raw, raw_hash)
+  select $3::int, ${names.join(', ')}, raw, raw_hash from incoming
 ),
 classified as not materialized (
   select i.${key} as key, i.raw as after, null::jsonb as before, 'insert' as op from incoming i
 ),`
       : `
 previous as (
-  select t.${key} as key, t.raw, t.deleted_at from ${table} t where t.${key} in (select ${key} from incoming)
+  select t.${key} as key, t.raw, t.deleted_at from ${table} t
+  where t.account_id = $3::int and t.${key} in (select ${key} from incoming)
 ),
 written as (
-  insert into ${table} as t (${names.join(', ')}, raw, raw_hash)
-  select ${names.join(', ')}, raw, raw_hash from incoming
-  on conflict (${key}) do update set
+  insert into ${table} as t (account_id, ${names.join(', ')}, raw, raw_hash)
+  select $3::int, ${names.join(', ')}, raw, raw_hash from incoming
+  on conflict (account_id, ${key}) do update set
     ${names
       .filter((n) => n !== key)
       .map((n) => `${n} = excluded.${n}`)
@@ -120,8 +121,8 @@ incoming as (
   ) as x
 ),${write}
 logged as (
-  insert into changes (sync_run_id, entity, entity_id, op, changed_fields, before, after)
-  select $2::bigint, '${table}', c.key::text, c.op,
+  insert into changes (account_id, sync_run_id, entity, entity_id, op, changed_fields, before, after)
+  select $3::int, $2::bigint, '${table}', c.key::text, c.op,
     case when c.op = 'insert' then null else array(
       select k from (select jsonb_object_keys(c.after) union select jsonb_object_keys(c.before)) as keys(k)
       where c.after -> k is distinct from c.before -> k order by k) end,
@@ -151,13 +152,16 @@ export function intArray(values: Iterable<number>): RawBuilder<number[]> {
  */
 export async function keysToMerge(
   db: Kysely<Database>,
+  accountId: number,
   definition: EntityDefinition,
   rows: readonly RecordIdentity[],
 ): Promise<Set<number>> {
   const key = sql.raw(quoteName(definition.key));
   const { rows: stored } = await sql<{ k: number; h: string | null }>`
     select ${key} as k, raw_hash as h from ${sql.table(definition.name)}
-    where ${key} = any(${intArray(rows.map((row) => row.key))}) and deleted_at is null`.execute(db);
+    where account_id = ${accountId} and ${key} = any(${intArray(rows.map((row) => row.key))}) and deleted_at is null`.execute(
+    db,
+  );
   const storedHash = new Map(stored.map((row) => [Number(row.k), row.h]));
   return new Set(rows.filter((row) => storedHash.get(row.key) !== row.hash).map((row) => row.key));
 }
@@ -174,20 +178,21 @@ const UNIQUE_VIOLATION = '23505';
  */
 export async function writePage(
   db: Kysely<Database>,
+  accountId: number,
   definition: EntityDefinition,
   page: PageText,
   runId: number | null,
   mode: WriteMode = 'merge',
 ): Promise<MergeResult & { mode: WriteMode }> {
   if (page.size === 0) return { inserted: 0, updated: 0, restored: 0, unchanged: 0, mode };
-  const statement = CompiledQuery.raw(mergeSql(definition, mode), [page.text, runId]);
+  const statement = CompiledQuery.raw(mergeSql(definition, mode), [page.text, runId, accountId]);
   let counts: Omit<MergeResult, 'unchanged'>;
   try {
     const { rows: answer } = await db.executeQuery<Omit<MergeResult, 'unchanged'>>(statement);
     counts = answer[0]!;
   } catch (error) {
     if (mode === 'insert' && (error as { code?: string }).code === UNIQUE_VIOLATION)
-      return writePage(db, definition, page, runId, 'merge');
+      return writePage(db, accountId, definition, page, runId, 'merge');
     throw error;
   }
   // Rehashed rows (the same record arriving as other text) count as unchanged.
@@ -197,12 +202,13 @@ export async function writePage(
 /** Encodes and writes one page of staged rows, one key each (see writePage). */
 export function mergePage(
   db: Kysely<Database>,
+  accountId: number,
   definition: EntityDefinition,
   rows: readonly StagedRow[],
   runId: number | null,
   mode: WriteMode = 'merge',
 ): Promise<MergeResult & { mode: WriteMode }> {
-  return writePage(db, definition, encodePage(definition, rows), runId, mode);
+  return writePage(db, accountId, definition, encodePage(definition, rows), runId, mode);
 }
 
 /**
@@ -229,12 +235,13 @@ function linesSql(definition: EntityDefinition, mode: WriteMode): string {
       ? {
           relined: `select i.${key} as key, i.lines, i.raw -> 'lines' as wire from incoming i join classified c on c.key = i.${key} where c.lines_changed`,
           upsert: `
-  on conflict (document_type, document_id, position) do update set
+  on conflict (account_id, document_type, document_id, position) do update set
     ${names.map((n) => `${n} = excluded.${n}`).join(', ')}`,
           trim: `,
 lines_trimmed as (
   delete from document_lines d using relined r
-  where d.document_type = ${type} and d.document_id = r.key and d.position > jsonb_array_length(r.lines)
+  where d.account_id = $3::int and d.document_type = ${type} and d.document_id = r.key
+    and d.position > jsonb_array_length(r.lines)
 )`,
         }
       : { relined: `select i.${key} as key, i.lines, i.raw -> 'lines' as wire from incoming i`, upsert: '', trim: '' };
@@ -243,8 +250,8 @@ relined as (
   ${relined}
 ),
 lines_written as (
-  insert into document_lines (document_type, document_id, position, ${names.join(', ')})
-  select ${type}, r.key, l.n::int, ${values.join(', ')}
+  insert into document_lines (account_id, document_type, document_id, position, ${names.join(', ')})
+  select $3::int, ${type}, r.key, l.n::int, ${values.join(', ')}
   from relined r cross join lateral jsonb_array_elements(r.lines) with ordinality as l(v, n)
   cross join lateral (
     select case jsonb_typeof(r.wire) when 'object' then r.wire -> (l.v ->> 0) when 'array' then r.wire -> ((l.v ->> 0)::int) end as line
@@ -255,6 +262,7 @@ lines_written as (
 /** Marks the live rows that `condition` selects (alias `t`) deleted, each with a `changes` row. */
 async function markGone(
   db: Kysely<Database>,
+  accountId: number,
   definition: EntityDefinition,
   condition: RawBuilder<boolean>,
   runId: number | null,
@@ -263,12 +271,12 @@ async function markGone(
   const result = await sql<{ deleted: number }>`
     with gone as (
       update ${sql.raw(definition.name)} t set deleted_at = now(), last_changed_at = now()
-      where t.deleted_at is null and ${condition}
+      where t.account_id = ${accountId} and t.deleted_at is null and ${condition}
       returning t.${key} as key, t.raw
     ),
     logged as (
-      insert into changes (sync_run_id, entity, entity_id, op, before)
-      select ${runId}::bigint, ${definition.name}, key::text, 'delete', raw from gone
+      insert into changes (account_id, sync_run_id, entity, entity_id, op, before)
+      select ${accountId}::int, ${runId}::bigint, ${definition.name}, key::text, 'delete', raw from gone
     )
     select count(*)::int as deleted from gone`.execute(db);
   return Number(result.rows[0]?.deleted ?? 0);
@@ -280,6 +288,7 @@ async function markGone(
  */
 export async function findMissing(
   db: Kysely<Database>,
+  accountId: number,
   definition: EntityDefinition,
   seenKeys: Iterable<number>,
   pullStartedAt: Date,
@@ -289,33 +298,37 @@ export async function findMissing(
   // NOT EXISTS over unnest becomes a hash anti-join; `<> all(array)` would compare every pair.
   const { rows } = await sql<{ missing: number[] | null; live: number }>`
     select (select array_agg(t.${key} order by t.${key}) from ${table} t
-            where t.deleted_at is null and t.last_changed_at < ${pullStartedAt}
+            where t.account_id = ${accountId} and t.deleted_at is null and t.last_changed_at < ${pullStartedAt}
               and not exists (select 1 from unnest(${intArray(seenKeys)}) as seen(key) where seen.key = t.${key})) as missing,
-           (select count(*)::int from ${table} where deleted_at is null) as live`.execute(db);
+           (select count(*)::int from ${table} where account_id = ${accountId} and deleted_at is null) as live`.execute(
+    db,
+  );
   return { missing: (rows[0]?.missing ?? []).map(Number), live: Number(rows[0]?.live ?? 0) };
 }
 
 /** Marks the given live rows deleted, each with a `changes` row. */
 export function markKeysDeleted(
   db: Kysely<Database>,
+  accountId: number,
   definition: EntityDefinition,
   keys: readonly number[],
   runId: number | null,
 ): Promise<number> {
   if (keys.length === 0) return Promise.resolve(0);
   const key = sql.raw(quoteName(definition.key));
-  return markGone(db, definition, sql<boolean>`t.${key} = any(${intArray(keys)})`, runId);
+  return markGone(db, accountId, definition, sql<boolean>`t.${key} = any(${intArray(keys)})`, runId);
 }
 
 /** A record the service says no longer exists (a targeted refresh got 404): mark it deleted. */
 export async function markDeleted(
   db: Kysely<Database>,
+  accountId: number,
   definition: EntityDefinition,
   keyValue: number,
   runId: number | null,
 ): Promise<boolean> {
   const key = sql.raw(quoteName(definition.key));
-  return (await markGone(db, definition, sql<boolean>`t.${key} = ${keyValue}`, runId)) > 0;
+  return (await markGone(db, accountId, definition, sql<boolean>`t.${key} = ${keyValue}`, runId)) > 0;
 }
 
 /**
@@ -325,6 +338,7 @@ export async function markDeleted(
  */
 export async function touchSeen(
   db: Kysely<Database>,
+  accountId: number,
   definition: EntityDefinition,
   seenKeys: Iterable<number>,
   resolutionHours: number,
@@ -333,7 +347,7 @@ export async function touchSeen(
   const table = sql.raw(definition.name);
   // Usually nothing is due: find that out without sending the keys.
   const { rows: due } = await sql<{ due: boolean }>`
-    select exists (select 1 from ${table} where deleted_at is null and last_seen_at < now() - make_interval(hours => ${resolutionHours})) as due`.execute(
+    select exists (select 1 from ${table} where account_id = ${accountId} and deleted_at is null and last_seen_at < now() - make_interval(hours => ${resolutionHours})) as due`.execute(
     db,
   );
   if (!due[0]?.due) return 0;
@@ -344,7 +358,7 @@ export async function touchSeen(
     touched as (
       update ${table} t set last_seen_at = now()
       from seen s
-      where s.key = t.${key} and t.deleted_at is null and t.last_seen_at < now() - make_interval(hours => ${resolutionHours})
+      where t.account_id = ${accountId} and s.key = t.${key} and t.deleted_at is null and t.last_seen_at < now() - make_interval(hours => ${resolutionHours})
       returning 1
     )
     select count(*)::int as touched from touched`.execute(db);

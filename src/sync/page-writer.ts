@@ -53,6 +53,7 @@ export class PageWriter {
   constructor(
     /** Where pages are written (the pool when several are written at once). */
     readonly db: Kysely<Database>,
+    private readonly accountId: number,
     private readonly definition: EntityDefinition,
     private readonly runId: number,
     private mode: WriteMode,
@@ -113,7 +114,7 @@ export class PageWriter {
    */
   private async retrying(page: PageText, deadlocks = 0, connectionsLost = 0): Promise<void> {
     try {
-      const written = await writePage(this.db, this.definition, page, this.runId, this.mode);
+      const written = await writePage(this.db, this.accountId, this.definition, page, this.runId, this.mode);
       // Once a page had to be merged, so are the rest (a page still in flight may finish as inserts).
       if (written.mode === 'merge') this.mode = 'merge';
       this.counts.inserted += written.inserted;

@@ -54,7 +54,7 @@ interface RefreshCounts {
 export async function refreshRecords(deps: RefreshDeps, targets: RefreshTarget[]): Promise<RefreshOutcome> {
   const idsByEntity = new Map<SingleReadEntity, Set<number>>();
   for (const { entity, id } of targets) idsByEntity.set(entity, (idsByEntity.get(entity) ?? new Set()).add(id));
-  const runId = await startRun(deps.db, 'refresh', [...idsByEntity.keys()]);
+  const runId = await startRun(deps.db, deps.accountId, 'refresh', [...idsByEntity.keys()]);
   const requestsAtStart = deps.client.requestsMade;
   const refresh = new EntityRefresh(deps, runId);
   const counts: Record<string, RefreshCounts> = {};
@@ -107,16 +107,17 @@ class EntityRefresh {
       try {
         const read = await this.deps.client.read(entity, id);
         counts.fetched++;
-        await replaceRecordIssues(this.deps.db, entity, String(id), this.runId, read.issues);
+        await replaceRecordIssues(this.deps.db, this.deps.accountId, entity, String(id), this.runId, read.issues);
         reads.push(read);
       } catch (error) {
         if (!(error instanceof NotFoundError)) this.failed(entity, id, error);
-        else if (await markDeleted(this.deps.db, definition, id, this.runId)) counts.deleted++;
+        else if (await markDeleted(this.deps.db, this.deps.accountId, definition, id, this.runId)) counts.deleted++;
       }
     }
     if (reads.length === 0) return counts;
     const refused: RefusedRecord[] = [];
-    const writer = new PageWriter(this.deps.db, definition, this.runId, 'merge', 1, (r) => refused.push(r));
+    const { db, accountId } = this.deps;
+    const writer = new PageWriter(db, accountId, definition, this.runId, 'merge', 1, (r) => refused.push(r));
     try {
       await writer.write(
         stagePage(
@@ -132,6 +133,7 @@ class EntityRefresh {
     }
     await recordIssues(
       this.deps.db,
+      this.deps.accountId,
       this.runId,
       refused.map((r) => refusedIssue(definition, r)),
     );

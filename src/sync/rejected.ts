@@ -28,6 +28,7 @@ export function skippedRecord(
 /** Upserts the issues met by a run (their `last_run_id` becomes this run). */
 export async function recordIssues(
   db: Kysely<Database>,
+  accountId: number,
   runId: number | null,
   issues: readonly ValueIssue[],
 ): Promise<void> {
@@ -39,6 +40,7 @@ export async function recordIssues(
     .insertInto('rejected_values')
     .values(
       [...rows.values()].map((issue) => ({
+        account_id: accountId,
         entity: issue.entity,
         entity_id: issue.id ?? '(no id)',
         field: issue.field,
@@ -50,7 +52,7 @@ export async function recordIssues(
       })),
     )
     .onConflict((oc) =>
-      oc.columns(['entity', 'entity_id', 'field']).doUpdateSet((eb) => ({
+      oc.columns(['account_id', 'entity', 'entity_id', 'field']).doUpdateSet((eb) => ({
         action: eb.ref('excluded.action'),
         value: eb.ref('excluded.value'),
         reason: eb.ref('excluded.reason'),
@@ -62,9 +64,15 @@ export async function recordIssues(
 }
 
 /** After a complete pull of an entity: drops what this run no longer met (fixed upstream, or gone). */
-export async function resolveIssues(db: Kysely<Database>, entity: string, runId: number): Promise<void> {
+export async function resolveIssues(
+  db: Kysely<Database>,
+  accountId: number,
+  entity: string,
+  runId: number,
+): Promise<void> {
   await db
     .deleteFrom('rejected_values')
+    .where('account_id', '=', accountId)
     .where('entity', '=', entity)
     .where((eb) => eb.or([eb('last_run_id', 'is', null), eb('last_run_id', '<>', runId)]))
     .execute();
@@ -73,11 +81,17 @@ export async function resolveIssues(db: Kysely<Database>, entity: string, runId:
 /** After one record was read again (a job's refresh): its rows become exactly its issues now. */
 export async function replaceRecordIssues(
   db: Kysely<Database>,
+  accountId: number,
   entity: string,
   id: string,
   runId: number | null,
   issues: readonly ValueIssue[],
 ): Promise<void> {
-  await db.deleteFrom('rejected_values').where('entity', '=', entity).where('entity_id', '=', id).execute();
-  await recordIssues(db, runId, issues);
+  await db
+    .deleteFrom('rejected_values')
+    .where('account_id', '=', accountId)
+    .where('entity', '=', entity)
+    .where('entity_id', '=', id)
+    .execute();
+  await recordIssues(db, accountId, runId, issues);
 }

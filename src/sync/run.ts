@@ -34,6 +34,8 @@ import type { DeletePolicy } from './safeguard.js';
 
 export interface SyncDeps {
   db: Kysely<Database>;
+  /** The account pulled; `client` is that account's. */
+  accountId: number;
   client: InvoicingClient;
   schema: string;
   logger?: Logger;
@@ -112,12 +114,14 @@ export interface SyncOutcome {
   entities: Outcomes;
   requestsMade: number;
   error: string | null;
+  /** The service refused the account's credentials (401): the account is to be marked `refused`. */
+  refused: boolean;
 }
 
-/** Thrown when another process is running a sync or backfill on the same mirror. */
+/** Thrown when another process is running a sync or backfill of the same account. */
 export class SyncBusyError extends RunError {
   constructor() {
-    super('another sync or backfill is running on this mirror; try again when it has finished');
+    super('another sync or backfill of this account is running; try again when it has finished');
   }
 }
 
@@ -126,19 +130,20 @@ export async function runSync(deps: SyncDeps, options: SyncOptions): Promise<Syn
   const wanted = options.entities ?? ENTITY_NAMES;
   const definitions = DEFINITIONS.filter((e) => wanted.includes(e.name));
 
+  const { accountId } = deps;
+  const lock = lockKey(deps.schema, 'sync', accountId);
   // The lock is a session lock, so the whole run stays on one connection.
   return deps.db.connection().execute(async (db) => {
-    const { rows } = await sql<{
-      locked: boolean;
-    }>`select pg_try_advisory_lock(${lockKey(deps.schema, 'sync')}) as locked`.execute(db);
+    const { rows } = await sql<{ locked: boolean }>`select pg_try_advisory_lock(${lock}) as locked`.execute(db);
     if (!rows[0]?.locked) throw new SyncBusyError();
     try {
       // We hold the lock, so no run still marked running goes on: first record the true ends of
       // this process's runs the database did not take, then close what other processes left.
       await recordPendingRunEnds(db);
-      await closeOrphanedRuns(db, ['backfill', 'sync'], ABANDONED_PULL);
+      await closeOrphanedRuns(db, accountId, ['backfill', 'sync'], ABANDONED_PULL);
       const runId = await startRun(
         db,
+        accountId,
         options.kind,
         definitions.map((d) => d.name),
       );
@@ -149,7 +154,7 @@ export async function runSync(deps: SyncDeps, options: SyncOptions): Promise<Syn
       };
       options.signal?.addEventListener('abort', markInterrupted, { once: true });
       try {
-        return await pullAll({ db, deps, options, runId, log }, definitions);
+        return await pullAll({ db, accountId, deps, options, runId, log }, definitions);
       } catch (error) {
         // The run's own connection failed (the database restarted, the backend was ended) or the
         // database refused a write (a full disk): the pull stops, and the run is marked failed
@@ -166,7 +171,7 @@ export async function runSync(deps: SyncDeps, options: SyncOptions): Promise<Syn
       }
     } finally {
       // A lost connection took the lock with it.
-      await sql`select pg_advisory_unlock(${lockKey(deps.schema, 'sync')})`.execute(db).catch(() => undefined);
+      await sql`select pg_advisory_unlock(${lock})`.execute(db).catch(() => undefined);
     }
   });
 }
@@ -177,12 +182,15 @@ async function pullAll(context: PullContext, definitions: readonly EntityDefinit
   const requestsAtStart = deps.client.requestsMade;
   const outcomes: Outcomes = {};
   let stopReason: string | null = null;
+  let refused = false;
   log.info({ runId, kind: options.kind, entities: definitions.map((d) => d.name) }, 'sync run started');
 
   for (const definition of definitions) {
     if (options.signal?.aborted) stopReason ??= 'stopped before it finished';
     if (stopReason) break;
-    const { outcome, stopRun } = await pullAgainIfConnectionLost(context, definition);
+    const pulled = await pullAgainIfConnectionLost(context, definition);
+    const { outcome, stopRun } = pulled;
+    refused ||= pulled.refused;
     outcomes[definition.name] = outcome;
     if (stopRun) stopReason = outcome.error ?? 'stopped';
     await recordRunProgress(db, runId, countsOf(outcomes), deps.client.requestsMade - requestsAtStart);
@@ -198,7 +206,7 @@ async function pullAll(context: PullContext, definitions: readonly EntityDefinit
     rateLimitRemaining: deps.client.rateLimitRemaining,
   });
   log.info({ runId, status, requestsMade, counts: countsOf(outcomes), error }, 'sync run finished');
-  return { runId, status, entities: outcomes, requestsMade, error };
+  return { runId, status, entities: outcomes, requestsMade, error, refused };
 }
 
 /**

@@ -12,7 +12,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { DeletePolicy } from '../config.js';
-import { heldDeleteKeys, heldDeletesAdvice, type Database } from '../db/index.js';
+import { heldDeleteKeys, heldDeletesAdvice, oneAccount, type Database } from '../db/index.js';
 import { SETTINGS } from '../settings.js';
 import type { EntityName } from '../catalog/index.js';
 import { definitionOf, type EntityDefinition } from './entities.js';
@@ -51,6 +51,7 @@ export function allowsDeletes(policy: DeletePolicy, entity: string): boolean {
 /** After a complete pull: marks the unseen rows deleted, or holds them (see the module comment). */
 export async function sweepWithSafeguard(
   db: Kysely<Database>,
+  accountId: number,
   definition: EntityDefinition,
   seenKeys: Iterable<number>,
   pullStartedAt: Date,
@@ -59,22 +60,24 @@ export async function sweepWithSafeguard(
   log: Logger,
 ): Promise<SweepOutcome> {
   const entity = definition.name;
-  const { missing, live } = await findMissing(db, definition, seenKeys, pullStartedAt);
-  const heldBefore = await heldDeleteKeys(db, entity);
+  const { missing, live } = await findMissing(db, accountId, definition, seenKeys, pullStartedAt);
+  const heldBefore = await heldDeleteKeys(db, oneAccount(accountId), entity);
   let toDelete = missing;
   let toHold: number[] = [];
   if (!allowsDeletes(policy, entity) && tooManyDeletes(missing.length, live, policy)) {
     // Held until a person releases them; or, when the setting asks, until complete pulls have
     // found them missing for that many hours.
-    const confirmed = policy.confirmHours > 0 ? await heldLongerThan(db, entity, policy.confirmHours) : new Set();
+    const confirmed =
+      policy.confirmHours > 0 ? await heldLongerThan(db, accountId, entity, policy.confirmHours) : new Set();
     toDelete = missing.filter((key) => confirmed.has(key));
     toHold = missing.filter((key) => !confirmed.has(key));
   }
-  const deleted = await markKeysDeleted(db, definition, toDelete, runId);
+  const deleted = await markKeysDeleted(db, accountId, definition, toDelete, runId);
   await db.transaction().execute(async (trx) => {
     // Those still held keep the time they were first held; the rest leave the hold.
     await trx
       .deleteFrom('held_deletes')
+      .where('account_id', '=', accountId)
       .where('entity', '=', entity)
       .where(sql<boolean>`not (entity_id::int = any(${sql`${toHold}::int[]`}))`)
       .execute();
@@ -82,9 +85,9 @@ export async function sweepWithSafeguard(
     if (added.length > 0) {
       await trx
         .insertInto('held_deletes')
-        .columns(['entity', 'entity_id', 'run_id'])
+        .columns(['account_id', 'entity', 'entity_id', 'run_id'])
         .expression(
-          sql`select ${entity}, key::text, ${runId}::bigint from unnest(${sql`${added}::int[]`}) as held(key)`,
+          sql`select ${accountId}::int, ${entity}, key::text, ${runId}::bigint from unnest(${sql`${added}::int[]`}) as held(key)`,
         )
         .execute();
     }
@@ -109,11 +112,11 @@ export async function sweepWithSafeguard(
  * `sync --allow-deletes ENTITY` does in a pull): marks the held records deleted, each with a
  * `changes` row, and clears the hold. Returns how many were marked deleted.
  */
-export async function releaseHeldDeletes(db: Kysely<Database>, entity: EntityName): Promise<number> {
+export async function releaseHeldDeletes(db: Kysely<Database>, accountId: number, entity: EntityName): Promise<number> {
   return db.transaction().execute(async (trx) => {
-    const keys = [...(await heldDeleteKeys(trx, entity))];
-    const deleted = await markKeysDeleted(trx, definitionOf(entity), keys, null);
-    await trx.deleteFrom('held_deletes').where('entity', '=', entity).execute();
+    const keys = [...(await heldDeleteKeys(trx, oneAccount(accountId), entity))];
+    const deleted = await markKeysDeleted(trx, accountId, definitionOf(entity), keys, null);
+    await trx.deleteFrom('held_deletes').where('account_id', '=', accountId).where('entity', '=', entity).execute();
     return deleted;
   });
 }
@@ -123,10 +126,11 @@ export async function releaseHeldDeletes(db: Kysely<Database>, entity: EntityNam
  * stay live, and the hold starts again now, so complete pulls confirm it only after another
  * HELD_DELETES_CONFIRM_HOURS (when set). Returns how many are held.
  */
-export async function keepHoldingDeletes(db: Kysely<Database>, entity: EntityName): Promise<number> {
+export async function keepHoldingDeletes(db: Kysely<Database>, accountId: number, entity: EntityName): Promise<number> {
   const rows = await db
     .updateTable('held_deletes')
     .set({ held_at: sql`now()` })
+    .where('account_id', '=', accountId)
     .where('entity', '=', entity)
     .returning('entity_id')
     .execute();
@@ -134,10 +138,16 @@ export async function keepHoldingDeletes(db: Kysely<Database>, entity: EntityNam
 }
 
 /** The keys of an entity's held deletes first held at least `hours` ago (by the database's clock). */
-async function heldLongerThan(db: Kysely<Database>, entity: string, hours: number): Promise<Set<number>> {
+async function heldLongerThan(
+  db: Kysely<Database>,
+  accountId: number,
+  entity: string,
+  hours: number,
+): Promise<Set<number>> {
   const rows = await db
     .selectFrom('held_deletes')
     .select('entity_id')
+    .where('account_id', '=', accountId)
     .where('entity', '=', entity)
     .where('held_at', '<=', sql<Date>`now() - make_interval(hours => ${hours})`)
     .execute();
