@@ -10,9 +10,12 @@ import postgres from 'postgres';
 import { afterAll, beforeAll, inject } from 'vitest';
 import type { Kysely } from 'kysely';
 import { migrate, openDatabase, type Database, type DatabaseHandle } from '../../src/db/index.js';
+import { accountNamed, DEFAULT_ACCOUNT, ensureDefaultAccount } from '../../src/accounts/store.js';
 
 export interface TestDatabase {
   handle: DatabaseHandle;
+  /** The id of account `default`, which a migrated test schema has (undefined when not migrated). */
+  accountId: number;
   url: string;
   schema: string;
   /** Environment for a child process that should use this schema. */
@@ -43,8 +46,13 @@ export function useTestDatabase(options: { migrate?: boolean } = {}): { current:
     const url = databaseUrl();
     const schema = uniqueSchema();
     const handle = await openDatabase({ databaseUrl: url, embeddedDbDir: '', schema, poolSize: 4 });
-    if (options.migrate !== false) await migrate(handle.db, schema);
-    box.current = { handle, url, schema, env: { DATABASE_URL: url, MIRROR_SCHEMA: schema } };
+    let accountId = Number.NaN;
+    if (options.migrate !== false) {
+      await migrate(handle.db, schema);
+      await ensureDefaultAccount(handle.db);
+      accountId = (await accountNamed(handle.db, DEFAULT_ACCOUNT)).id;
+    }
+    box.current = { handle, accountId, url, schema, env: { DATABASE_URL: url, MIRROR_SCHEMA: schema } };
   });
   afterAll(async () => {
     if (!box.current) return;

@@ -24,6 +24,7 @@ const db = () => database.current.handle.db;
 const deps = (overrides: Record<string, unknown> = {}) => ({
   db: db(),
   client: env.client,
+  accountId: database.current.accountId,
   schema: database.current.schema,
   writeConcurrency: 2,
   ...overrides,

@@ -16,7 +16,13 @@ const env = useSandbox({ records: 100, sentInvoices: 400, now: '2026-11-01' }, {
 const db = () => database.current.handle.db;
 const pull = (options: Partial<SyncOptions> = {}) =>
   runSync(
-    { db: db(), client: env.client, schema: database.current.schema, writeConcurrency: 2 },
+    {
+      db: db(),
+      client: env.client,
+      accountId: database.current.accountId,
+      schema: database.current.schema,
+      writeConcurrency: 2,
+    },
     { kind: 'sync', entities: ['invoices'], ...options },
   );
 

@@ -14,7 +14,7 @@ const env = useSandbox({ perEntity: { clients: 45 } });
 async function backfill(client = env.client): Promise<SyncProgress[]> {
   const seen: SyncProgress[] = [];
   await runSync(
-    { db: database.current.handle.db, client, schema: database.current.schema },
+    { db: database.current.handle.db, client, accountId: database.current.accountId, schema: database.current.schema },
     { kind: 'backfill', entities: ['clients'], onProgress: (p) => seen.push({ ...p }) },
   );
   return seen;
@@ -45,7 +45,12 @@ describe('pull progress', () => {
     const seen: SyncProgress[] = [];
     try {
       await runSync(
-        { db: database.current.handle.db, client: paged, schema: database.current.schema },
+        {
+          db: database.current.handle.db,
+          client: paged,
+          accountId: database.current.accountId,
+          schema: database.current.schema,
+        },
         {
           kind: 'backfill',
           entities: ['clients'],

@@ -31,7 +31,7 @@ async function rejected() {
 describe('the refresh after a job', () => {
   it('stores every record it can, isolates the one Postgres refuses and reports it, marks the gone one deleted', async () => {
     const backfill = await runSync(
-      { db: db(), client: env.client, schema: database.current.schema },
+      { db: db(), client: env.client, accountId: database.current.accountId, schema: database.current.schema },
       { kind: 'backfill', entities: ['clients'] },
     );
     expect(backfill.status).toBe('succeeded');
@@ -44,7 +44,10 @@ describe('the refresh after a job', () => {
       for (const id of changed) env.sandbox.store.setWire('clients', id, { notes: 'changed upstream' });
       env.sandbox.store.delete('clients', gone!);
 
-      const outcome = await refreshRecords({ db: db(), client: env.client }, targets);
+      const outcome = await refreshRecords(
+        { db: db(), accountId: database.current.accountId, client: env.client },
+        targets,
+      );
       expect(outcome).toMatchObject({ status: 'partial', inserted: 0, updated: 3, deleted: 1, unchanged: 0 });
       expect(outcome.errors).toEqual([expect.stringMatching(new RegExp(`^clients ${victim}: .*test_no_nowhere`))]);
       expect(await rejected()).toEqual([
@@ -70,7 +73,9 @@ describe('the refresh after a job', () => {
     }
 
     // Once Postgres takes it, the record is stored whole and its report cleared.
-    const again = await refreshRecords({ db: db(), client: env.client }, [{ entity: 'clients', id: victim! }]);
+    const again = await refreshRecords({ db: db(), accountId: database.current.accountId, client: env.client }, [
+      { entity: 'clients', id: victim! },
+    ]);
     expect(again).toMatchObject({ status: 'succeeded', updated: 1, errors: [] });
     expect(await rejected()).toEqual([]);
   });

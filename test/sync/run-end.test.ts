@@ -19,7 +19,7 @@ const env = useSandbox({ perEntity: { clients: 60, products: 60 } }, { pageSize:
 const db = () => database.current.handle.db;
 const pull = () =>
   runSync(
-    { db: db(), client: env.client, schema: database.current.schema },
+    { db: db(), client: env.client, accountId: database.current.accountId, schema: database.current.schema },
     { kind: 'sync', entities: ['clients', 'products'] },
   );
 

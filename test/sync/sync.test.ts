@@ -18,6 +18,7 @@ const keyOf = (entity: string) => KEY[entity] ?? 'id';
 const deps = () => ({
   db: database.current.handle.db,
   client: env.client,
+  accountId: database.current.accountId,
   schema: database.current.schema,
   writeConcurrency: 2,
 });

@@ -38,10 +38,10 @@ describe('write modes', () => {
     const { definition, rows } = await stagedPage('quotations');
     const firstHalf = rows.slice(0, 20);
 
-    const first = await mergePage(db(), definition, firstHalf, null, 'insert');
+    const first = await mergePage(db(), database.current.accountId, definition, firstHalf, null, 'insert');
     expect(first).toMatchObject({ mode: 'insert', inserted: 20, updated: 0, unchanged: 0 });
 
-    const second = await mergePage(db(), definition, rows, null, 'insert');
+    const second = await mergePage(db(), database.current.accountId, definition, rows, null, 'insert');
     expect(second).toMatchObject({ mode: 'merge', inserted: rows.length - 20, updated: 0, unchanged: 20 });
 
     const { rows: stored } = await sql<{ n: number }>`select count(*)::int as n from quotations`.execute(db());
@@ -65,7 +65,13 @@ describe('write modes', () => {
     const late = rows[rows.length - 1]!; // on the last page
     let written = false;
     const outcome = await runSync(
-      { db: db(), client: env.client, schema: database.current.schema, writeConcurrency: 2 },
+      {
+        db: db(),
+        client: env.client,
+        accountId: database.current.accountId,
+        schema: database.current.schema,
+        writeConcurrency: 2,
+      },
       {
         kind: 'backfill',
         entities: ['clients'],
@@ -74,7 +80,9 @@ describe('write modes', () => {
           written = true;
           // The later pages are held back until the record is stored, so the last page meets it.
           env.sandbox.knobs.latencyMs = 500;
-          void mergePage(db(), definition, [late], null).finally(() => (env.sandbox.knobs.latencyMs = 0));
+          void mergePage(db(), database.current.accountId, definition, [late], null).finally(
+            () => (env.sandbox.knobs.latencyMs = 0),
+          );
         },
       },
     );
@@ -118,7 +126,13 @@ describe('write modes', () => {
         lines: [{ amount: 1, description: awkward(n), tax_rate: 21, price: 2, discount_pct: 0 }],
       });
     };
-    const deps = { db: db(), client: env.client, schema: database.current.schema, writeConcurrency: 2 };
+    const deps = {
+      db: db(),
+      client: env.client,
+      accountId: database.current.accountId,
+      schema: database.current.schema,
+      writeConcurrency: 2,
+    };
 
     dirty(1);
     // Empty tables: the backfill writes its pages as plain inserts, the sync after it merges.
