@@ -29,11 +29,16 @@ function csvCell(value: unknown): string {
   return /[",\n\r]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 }
 
-/** Renders rows; `columns` gives the order (and the header when there are no rows). */
+/**
+ * Renders rows; `columns` gives the order (and the header when there are no rows). In a table,
+ * cells are cut at 60 columns, except those of the `uncut` columns (a last column of sentences,
+ * such as the problems of `accounts list`, which loses its point when cut).
+ */
 export function formatRows(
   rows: Row[],
   format: OutputFormat,
   columns: string[] = rows[0] ? Object.keys(rows[0]) : [],
+  uncut: readonly string[] = [],
 ): string {
   if (format === 'json') {
     return `${JSON.stringify(
@@ -48,7 +53,12 @@ export function formatRows(
   }
   if (columns.length === 0) return `(${rows.length} ${rows.length === 1 ? 'row' : 'rows'}, no columns)\n`;
   // Long cells (notes, raw json) are cut so a row stays on one line of a terminal.
-  const cells = rows.map((row) => columns.map((c) => truncate(cellText(row[c]).replace(/\s+/g, ' '), 60)));
+  const cells = rows.map((row) =>
+    columns.map((c) => {
+      const text = cellText(row[c]).replace(/\s+/g, ' ');
+      return uncut.includes(c) ? text : truncate(text, 60);
+    }),
+  );
   // A loop, not Math.max(...cells): spreading a few hundred thousand rows overflows the stack.
   const widths = columns.map((c, i) =>
     cells.reduce((widest, line) => Math.max(widest, stringWidth(line[i]!)), stringWidth(c)),

@@ -11,7 +11,7 @@ import { ConfigError } from '../errors.js';
 import { registerSecret } from '../log.js';
 
 const VERSION = 'v1:';
-const MIN_SECRET_LENGTH = 32;
+export const MIN_SECRET_LENGTH = 32;
 
 /**
  * HKDF, not a password hash: the master secret is a random text of at least 32 characters, and a

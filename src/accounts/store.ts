@@ -33,23 +33,28 @@ export async function listAccounts(db: Kysely<Database>): Promise<Account[]> {
 
 /**
  * The accounts named (all, when none are named), in name order. An unknown name is a UsageError
- * listing the known ones.
+ * listing the known ones, starting with `label` (the option the names came from).
  */
-export async function accountsNamed(db: Kysely<Database>, names: readonly string[] = []): Promise<Account[]> {
+export async function accountsNamed(
+  db: Kysely<Database>,
+  names: readonly string[] = [],
+  label = '--account',
+): Promise<Account[]> {
   const all = await listAccounts(db);
   if (names.length === 0) return all;
   const unknown = names.filter((name) => !all.some((account) => account.name === name));
   if (unknown.length > 0) {
     const known = all.map((account) => account.name).join(', ') || 'none yet';
     throw new UsageError(
-      `--account: no account named '${unknown[0]}' (known: ${known}); 'invoice-mirror accounts list' shows them`,
+      `${label}: no account named '${unknown[0]}' (known: ${known}); 'invoice-mirror accounts list' shows them`,
     );
   }
   return all.filter((account) => names.includes(account.name));
 }
 
-export async function accountNamed(db: Kysely<Database>, name: string): Promise<Account> {
-  return (await accountsNamed(db, [name]))[0]!;
+/** One account; `label` names where the name came from in the error (an option, or `account`). */
+export async function accountNamed(db: Kysely<Database>, name: string, label = '--account'): Promise<Account> {
+  return (await accountsNamed(db, [name], label))[0]!;
 }
 
 /**
@@ -91,7 +96,7 @@ export function stateLine(account: Pick<Account, 'name' | 'state' | 'state_reaso
     case 'refused':
       return `the service refused its API key${reason}; make the key active again in the service (a key can be made inactive without being deleted) or add a new one with 'invoice-mirror accounts add ${account.name} --api-user … --api-key-stdin', then 'invoice-mirror accounts resume ${account.name}'`;
     case 'removed':
-      return `removed${reason}: its rows are kept, read-only; add it again to serve it`;
+      return `removed${reason}: its rows are kept, read-only; 'invoice-mirror accounts resume ${account.name}' serves it again`;
   }
 }
 

@@ -88,6 +88,13 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: async () => (await import('./jobs.js')).registerJobsCommands,
   },
   {
+    name: 'accounts',
+    description:
+      'the accounts of the service this mirror holds: add, import, list, show, pause, resume, remove, rotate-secret',
+    example: 'invoice-mirror accounts add acme --api-user acme --api-key-env ACME_API_KEY',
+    load: async () => (await import('./accounts.js')).registerAccountsCommands,
+  },
+  {
     name: 'invoice',
     description: 'sent invoices: `invoice pdf ID` prints or saves the archived PDF',
     example: 'invoice-mirror invoice pdf 2026-0042 --out invoice.pdf',
