@@ -74,7 +74,7 @@ export interface Sandbox {
   readonly clock: SandboxClock;
   readonly store: SandboxStore;
   /** Every account: `accounts[0]` is account 1. */
-  readonly accounts: readonly SandboxAccount[];
+  readonly accounts: SandboxAccount[];
   /** Account `index`, from 1 (throws for one the sandbox does not have). */
   account(index: number): SandboxAccount;
   close(): Promise<void>;
