@@ -1,6 +1,7 @@
 /**
- * The HTTP face of the sandbox: call log, Basic auth, hourly quota, injected faults, latency, then
- * the routes. Every response carries X-RateLimit-Remaining, errors are plain text.
+ * The HTTP face of the sandbox: call log, Basic auth (the user name picks the account), the
+ * account's hourly quota and injected faults, latency, then the routes on the account's data.
+ * Every response carries X-RateLimit-Remaining, errors are plain text.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
@@ -14,6 +15,8 @@ import { logger } from '../log.js';
 
 export interface CallRecord {
   seq: number;
+  /** The account whose user name the call gave (from 1); 0 when it named none. */
+  account: number;
   method: string;
   path: string;
   query: string;
@@ -42,16 +45,28 @@ export interface Knobs {
   hangMs: number;
 }
 
+/** What the server needs of an account. */
+export interface ServedAccount {
+  readonly index: number;
+  readonly apiKey: string;
+  /** Every call 401, as with a key made inactive in the service. */
+  readonly keyRefused: boolean;
+  readonly quota: Quota;
+  readonly faults: Faults;
+  readonly calls: CallRecord[];
+  data(): Account;
+}
+
 export interface ServerDeps {
-  account: Account;
   knobs: Knobs;
-  quota: Quota;
-  faults: Faults;
+  /** Every call, whichever account it named (or none). */
   calls: CallRecord[];
-  user: string;
-  apiKey: string;
+  /** The account a user name names. */
+  accountOf(user: string): ServedAccount | undefined;
+  /** Account 1: its quota is the header of answers to a user name that names no account. */
+  first: ServedAccount;
   /** Handles /_admin/... when the admin surface is on (undefined: off, those paths are 404). */
-  admin?: (method: string, path: string, body: unknown) => Reply | Promise<Reply>;
+  admin?: (method: string, path: string, query: URLSearchParams, body: unknown) => Reply | Promise<Reply>;
 }
 
 const PREFIX = '/api/v1';
@@ -123,8 +138,11 @@ export class SandboxServer {
     const query = q < 0 ? '' : url.slice(q + 1);
     const method = (req.method ?? 'GET').toUpperCase();
     const isAdmin = path.startsWith('/_admin') && this.deps.admin !== undefined;
+    const credentials = readCredentials(req);
+    const account = credentials ? this.deps.accountOf(credentials.user) : undefined;
     const call: CallRecord = {
       seq: 0,
+      account: account?.index ?? 0,
       method,
       path,
       query,
@@ -136,6 +154,7 @@ export class SandboxServer {
     if (!isAdmin) {
       call.seq = ++this.seq;
       this.deps.calls.push(call);
+      account?.calls.push(call);
     }
     res.on('finish', () => {
       call.status = res.statusCode;
@@ -144,24 +163,31 @@ export class SandboxServer {
     res.on('close', () => {
       if (call.endedAt === Number.POSITIVE_INFINITY) call.endedAt = hrNow();
     });
+    const quota = (account ?? this.deps.first).quota;
     try {
       const raw = await readBody(req);
       call.body = raw === '' ? undefined : raw;
-      if (!this.authorized(req)) {
+      // The admin routes take any account's user name and key, refused or not.
+      const refused = account && !isAdmin && account.keyRefused;
+      if (!account || credentials?.key !== account.apiKey || refused) {
         await this.wait(this.deps.knobs.latencyMs);
-        return this.send(
-          res,
-          { status: 401, type: 'text', body: 'Unauthorized: use HTTP Basic auth with your user name and API key' },
-          { 'WWW-Authenticate': 'Basic realm="api"' },
-        );
+        const body = refused
+          ? 'Unauthorized: this API key is not active'
+          : 'Unauthorized: use HTTP Basic auth with your user name and API key';
+        return this.send(res, text(401, body), quota, { 'WWW-Authenticate': 'Basic realm="api"' });
       }
-      if (isAdmin) return this.send(res, await this.run(() => this.deps.admin!(method, path, parseBody(req, raw))));
-      await this.serve(req, res, call, method, path, query, raw);
+      if (isAdmin) {
+        const reply = await this.run(() =>
+          this.deps.admin!(method, path, new URLSearchParams(query), parseBody(req, raw)),
+        );
+        return this.send(res, reply, quota);
+      }
+      await this.serve(req, res, call, account, raw);
     } catch (e) {
       if (e instanceof Closed) return void req.socket.destroy();
-      if (e instanceof HttpError) return this.send(res, text(e.status, e.message));
+      if (e instanceof HttpError) return this.send(res, text(e.status, e.message), quota);
       logger.error({ err: e }, 'sandbox: unexpected error');
-      if (!res.headersSent) this.send(res, text(500, 'Internal Server Error'));
+      if (!res.headersSent) this.send(res, text(500, 'Internal Server Error'), quota);
     }
   }
 
@@ -169,17 +195,17 @@ export class SandboxServer {
     req: IncomingMessage,
     res: ServerResponse,
     call: CallRecord,
-    method: string,
-    path: string,
-    query: string,
+    account: ServedAccount,
     raw: string,
   ): Promise<void> {
-    const { knobs, quota, faults } = this.deps;
+    const { knobs } = this.deps;
+    const { quota, faults } = account;
+    const { method, path, query } = call;
     const relative = path.startsWith(PREFIX) ? path.slice(PREFIX.length) || '/' : path;
     const fault = faults.decide(method, relative, knobs.failureRate, knobs.failureKinds);
     if (fault === 'quota' || !quota.take()) {
       await this.wait(knobs.latencyMs);
-      return this.send(res, text(403, 'Rate limit exceeded: the hourly quota of API calls is used up'), {
+      return this.send(res, text(403, 'Rate limit exceeded: the hourly quota of API calls is used up'), quota, {
         'X-RateLimit-Remaining': '0',
       });
     }
@@ -190,12 +216,17 @@ export class SandboxServer {
       return dropConnection(req, call);
     }
     await this.wait(knobs.latencyMs);
-    if (fault === '500') return this.send(res, text(500, 'Internal Server Error'));
-    if (fault === 'html500') return this.send(res, htmlPage(502, 'Bad Gateway', 'The upstream server did not answer.'));
+    if (fault === '500') return this.send(res, text(500, 'Internal Server Error'), quota);
+    if (fault === 'html500')
+      return this.send(res, htmlPage(502, 'Bad Gateway', 'The upstream server did not answer.'), quota);
     if (fault === 'html200')
-      return this.send(res, htmlPage(200, 'Onderhoud', 'FactuurSturen.nl is even niet bereikbaar wegens onderhoud.'));
-    if (fault === 'empty' && method === 'GET') return this.send(res, json('[]'));
-    if (fault === 'error200') return this.send(res, json(ERROR_OBJECT));
+      return this.send(
+        res,
+        htmlPage(200, 'Onderhoud', 'FactuurSturen.nl is even niet bereikbaar wegens onderhoud.'),
+        quota,
+      );
+    if (fault === 'empty' && method === 'GET') return this.send(res, json('[]'), quota);
+    if (fault === 'error200') return this.send(res, json(ERROR_OBJECT), quota);
     let reply = await this.run(() => {
       if (!path.startsWith(`${PREFIX}/`) && path !== PREFIX) throw new HttpError(404, 'Not found');
       const segments = relative
@@ -203,7 +234,7 @@ export class SandboxServer {
         .filter((s) => s !== '')
         .map(decodeSegment);
       const ctx: RouteContext = {
-        account: this.deps.account,
+        account: account.data(),
         defaultPageSize: knobs.defaultPageSize,
         maxPageSize: knobs.maxPageSize,
         ignorePaging: knobs.ignorePaging,
@@ -224,7 +255,7 @@ export class SandboxServer {
     }
     if (fault === 'duplicate') reply = duplicateFirst(reply);
     if (fault === 'bom') reply = withBom(reply);
-    if (fault === 'truncated') return this.sendTruncated(res, call, reply);
+    if (fault === 'truncated') return this.sendTruncated(res, call, reply, quota);
     if (fault === 'malformed') {
       // The operation happened, but the answer is cut short.
       const full = typeof reply.body === 'string' ? Buffer.from(reply.body, 'utf8') : reply.body;
@@ -234,16 +265,16 @@ export class SandboxServer {
           : `{"result": "${String(reply.body).slice(0, 2)}`;
       reply = { status: 200, type: 'json', body };
     }
-    this.send(res, reply);
+    this.send(res, reply, quota);
   }
 
   /** Announces the whole answer's length, sends half of it and closes the connection. */
-  private async sendTruncated(res: ServerResponse, call: CallRecord, reply: Reply): Promise<void> {
+  private async sendTruncated(res: ServerResponse, call: CallRecord, reply: Reply, quota: Quota): Promise<void> {
     const body = typeof reply.body === 'string' ? Buffer.from(reply.body, 'utf8') : reply.body;
     res.writeHead(reply.status, {
       'Content-Type': CONTENT_TYPES[reply.type],
       'Content-Length': String(body.length),
-      'X-RateLimit-Remaining': this.deps.quota.header(),
+      'X-RateLimit-Remaining': quota.header(),
     });
     res.write(body.subarray(0, Math.floor(body.length / 2)));
     await this.wait(20).catch(() => undefined);
@@ -260,22 +291,13 @@ export class SandboxServer {
     }
   }
 
-  private authorized(req: IncomingMessage): boolean {
-    const header = req.headers.authorization ?? '';
-    const m = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(header);
-    if (!m) return false;
-    const decoded = Buffer.from(m[1]!, 'base64').toString('utf8');
-    const colon = decoded.indexOf(':');
-    return colon >= 0 && decoded.slice(0, colon) === this.deps.user && decoded.slice(colon + 1) === this.deps.apiKey;
-  }
-
-  private send(res: ServerResponse, reply: Reply, extra: Record<string, string> = {}): void {
+  private send(res: ServerResponse, reply: Reply, quota: Quota, extra: Record<string, string> = {}): void {
     if (res.headersSent || res.destroyed) return;
     const body = typeof reply.body === 'string' ? Buffer.from(reply.body, 'utf8') : reply.body;
     res.writeHead(reply.status, {
       'Content-Type': CONTENT_TYPES[reply.type],
       'Content-Length': String(body.length),
-      'X-RateLimit-Remaining': this.deps.quota.header(),
+      'X-RateLimit-Remaining': quota.header(),
       ...extra,
     });
     res.end(body);
@@ -324,6 +346,15 @@ function duplicateFirst(reply: Reply): Reply {
 function dropConnection(req: IncomingMessage, call: CallRecord): void {
   req.socket.destroy();
   if (call.endedAt === Number.POSITIVE_INFINITY) call.endedAt = hrNow();
+}
+
+/** The user name and key of a Basic authorization header. */
+function readCredentials(req: IncomingMessage): { user: string; key: string } | undefined {
+  const m = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(req.headers.authorization ?? '');
+  if (!m) return undefined;
+  const decoded = Buffer.from(m[1]!, 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  return colon < 0 ? undefined : { user: decoded.slice(0, colon), key: decoded.slice(colon + 1) };
 }
 
 function decodeSegment(segment: string): string {

@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll } from 'vitest';
 import { InvoicingClient, type ClientOptions } from '../../src/api/index.js';
-import { startSandbox, type Sandbox, type SandboxOptions } from '../../src/sandbox/index.js';
+import { startSandbox, type Sandbox, type SandboxAccount, type SandboxOptions } from '../../src/sandbox/index.js';
 
 export function clientFor(sandbox: Sandbox, options: Partial<ClientOptions> = {}): InvoicingClient {
   return new InvoicingClient({
@@ -17,6 +17,16 @@ export function clientFor(sandbox: Sandbox, options: Partial<ClientOptions> = {}
     requestsPerHour: 0,
     ...options,
   });
+}
+
+/** A client of one of the sandbox's accounts (`index` from 1; see `SandboxOptions.accounts`). */
+export function accountClient(
+  sandbox: Sandbox,
+  account: number | SandboxAccount,
+  options: Partial<ClientOptions> = {},
+): InvoicingClient {
+  const a = typeof account === 'number' ? sandbox.account(account) : account;
+  return clientFor(sandbox, { user: a.user, apiKey: a.apiKey, ...options });
 }
 
 /** Registers hooks that start a sandbox (and a client for it) before the file and stop them after. */
