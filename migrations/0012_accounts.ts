@@ -60,6 +60,67 @@ const JOBS_ACCOUNT = [
   `create trigger jobs_account before insert on jobs for each row when (new.account_id is null) execute function jobs_account()`,
 ];
 
+/**
+ * Row-level security's data: the database roles confined to accounts. The policies that read it
+ * are made after the migrations over every table with account_id (src/db/repeatable.ts); a role
+ * named here sees only its accounts' rows, any other role is not confined.
+ */
+const ACCOUNT_ROLES = [
+  // The report views read with the querying role's rights (security_invoker), which PostgreSQL
+  // has from version 15: say so before anything else fails.
+  `
+    do $$
+    begin
+      if current_setting('server_version_num')::integer < 150000 then
+        raise exception 'invoice-mirror needs PostgreSQL 15 or newer (this server is %): the report views read with the rights of whoever queries them (security_invoker), so that row-level security confines a role to its accounts through them too',
+          current_setting('server_version') using errcode = '0A000';
+      end if;
+    end
+    $$`,
+  `
+    create table account_roles (
+      role_name  text not null,
+      granted_at timestamptz not null default now(),
+      account_id integer not null references accounts (id),
+      primary key (account_id, role_name)
+    )`,
+  `comment on table account_roles is 'Database roles confined by row-level security to the rows of these accounts (grant_account makes a row); a role not named here is not confined'`,
+  `comment on column account_roles.role_name is 'the database role, as current_user names it'`,
+  `comment on column account_roles.granted_at is 'when the role was confined to the account'`,
+  `comment on column account_roles.account_id is 'an account whose rows the role sees (accounts.id)'`,
+  // Security definer: the policies call it for every role, and a role that may not read
+  // account_roles (one granted SELECT on the tables before this table existed) must not fail for
+  // that; the owner reads it past the policies. A SQL-standard body binds its names when created,
+  // so no search_path of the caller (nor a temporary table) can change what it reads. Every account
+  // rather than "any" for a role not confined, so that the policies can use the account_id indexes.
+  `
+    create function visible_accounts(role_name text) returns integer[] language sql stable security definer
+      set search_path = pg_catalog, pg_temp
+    begin atomic
+      select coalesce((select array_agg(r.account_id order by r.account_id) from account_roles r
+                        where r.role_name = visible_accounts.role_name),
+                      (select coalesce(array_agg(a.id order by a.id), '{}') from accounts a));
+    end`,
+  `comment on function visible_accounts(text) is 'The accounts whose rows a role sees: those account_roles names for it (row-level security), or every account when it is not named there'`,
+  // Replaces the trigger function above: a confined role queues for its own account. Names are
+  // qualified by the table's schema, as the role inserting may have another search_path.
+  `
+    create or replace function jobs_account() returns trigger language plpgsql as $$
+    declare
+      found integer[];
+    begin
+      execute format('select array_agg(a.id) from %1$I.accounts a where a.state <> ''removed'' and a.id = any (%1$I.visible_accounts(current_user))',
+                     tg_table_schema) into found;
+      if coalesce(array_length(found, 1), 0) <> 1 then
+        raise exception 'jobs.account_id is required: % accounts exist; name one, e.g. account_id = (select id from accounts where name = ''…'')',
+          coalesce(array_length(found, 1), 0) using errcode = '23502';
+      end if;
+      new.account_id := found[1];
+      return new;
+    end
+    $$`,
+];
+
 interface Constraint {
   table: string;
   name: string;
@@ -109,6 +170,7 @@ export async function up(db: Kysely<any>): Promise<void> {
   await sql`create index sync_runs_id on sync_runs (id)`.execute(db);
   await sql`create index jobs_id on jobs (id)`.execute(db);
   for (const statement of JOBS_ACCOUNT) await sql.raw(statement).execute(db);
+  for (const statement of ACCOUNT_ROLES) await sql.raw(statement).execute(db);
 }
 
 async function perAccountTables(db: Kysely<any>): Promise<string[]> {

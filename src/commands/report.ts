@@ -1,14 +1,20 @@
 /**
- * `invoice-mirror report [NAME]`: without a name, lists the built-in reports; with one, prints it.
+ * `invoice-mirror report [NAME] [--account A …]`: without a name, lists the built-in reports; with
+ * one, prints it: every account's rows, or only the named accounts' (each view has `account_id`).
  */
 import type { Command } from 'commander';
 import { UsageError } from '../errors.js';
 import { OUTPUT_FORMATS, formatRows, type OutputFormat } from '../format.js';
-import { REPORTS, findReport, runReport } from '../reports/index.js';
+import { REPORTS, accountScope, collectNames, findReport, runReport } from '../reports/index.js';
 import { didYouMean } from '../suggest.js';
 import { choice, withApp } from './context.js';
 
 const REPORT_NAMES = REPORTS.map((report) => report.name);
+
+interface ReportOptions {
+  format: OutputFormat;
+  account: string[];
+}
 
 export function registerReportCommand(command: Command): void {
   command
@@ -19,7 +25,8 @@ export function registerReportCommand(command: Command): void {
       choice('--format', OUTPUT_FORMATS),
       'table',
     )
-    .action(async (name: string | undefined, options: { format: OutputFormat }) => {
+    .option('--account <name>', "only this account's rows (repeat for more; default: every account)", collectNames, [])
+    .action(async (name: string | undefined, options: ReportOptions) => {
       if (name === undefined) {
         // The list needs no database.
         const rows = REPORTS.map(({ name, title, description }) => ({ name, title, description }));
@@ -32,7 +39,8 @@ export function registerReportCommand(command: Command): void {
           `unknown report '${name}'${didYouMean(name, REPORT_NAMES)} (run 'invoice-mirror report' to list them)`,
         );
       await withApp({}, async (app) => {
-        const { columns, rows } = await runReport(app.database.db, app.database.schema, report);
+        const scope = await accountScope(app.database.db, options.account);
+        const { columns, rows } = await runReport(app.database.db, app.database.schema, report, { scope });
         process.stdout.write(formatRows(rows, options.format, columns));
       })();
     });

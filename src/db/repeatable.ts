@@ -9,6 +9,10 @@
  * ours, and works while a view's columns are only appended to. A view whose columns changed
  * otherwise is dropped and created again; if that would take a view that is not ours with it, the
  * step stops and says which views stand in the way.
+ *
+ * Row-level security is a step of its own, generated over the tables the schema holds when it runs
+ * (every table with `account_id`), and applied again whenever a migration is added, so a table a
+ * later migration makes is covered without code here.
  */
 import { createHash } from 'node:crypto';
 import { sql, type Kysely, type Transaction } from 'kysely';
@@ -23,6 +27,7 @@ import {
   REPORTS,
   type Report,
 } from '../catalog/index.js';
+import { migrations } from '../../migrations/index.js';
 import { RunError } from '../errors.js';
 import { quoteLiteral, quoteName } from './quote.js';
 
@@ -64,7 +69,9 @@ export function columnComments(): string[] {
 
 function reportStatements(report: Report): { view: string; comments: string[] } {
   return {
-    view: `create or replace view ${report.name} as ${report.select.trim()}`,
+    // security_invoker: the view reads with the querying role's rights, so row-level security
+    // confines a role through the views as in the tables (PostgreSQL 15 and later).
+    view: `create or replace view ${report.name} with (security_invoker = true) as ${report.select.trim()}`,
     comments: [
       `comment on view ${report.name} is ${quoteLiteral(report.comment)}`,
       ...Object.entries(report.columns).map(([column, meaning]) => commentOnColumn(report.name, column, meaning)),
@@ -163,7 +170,131 @@ export const jobKindCheck: Repeatable = (() => {
   };
 })();
 
-export const REPEATABLES: readonly Repeatable[] = [mirrorComments, reportViewsOf(REPORTS), jobKindCheck];
+/**
+ * Whether a role may see or write a row of this account: one of its own when it is confined, any
+ * when it is not (`visible_accounts`). The sub-select runs once a query, and `= any` of an array
+ * lets the plan use the indexes, which all lead with `account_id`.
+ */
+const visible = (column: string): string => `${column} = any ((select visible_accounts(current_user))::integer[])`;
+
+/**
+ * Row-level security on every table with `account_id` (found when the step runs), and on
+ * `accounts` by its id. Not forced: the tables' owner (the mirror's own process) is not subject to
+ * the policies and pays nothing for them; neither does a superuser.
+ */
+const ENABLE_POLICIES = `
+  do $policies$
+  declare
+    t regclass;
+  begin
+    for t in
+      select c.oid::regclass from pg_class c
+        join pg_attribute a on a.attrelid = c.oid and a.attname = 'account_id' and not a.attisdropped
+       where c.relnamespace = current_schema()::regnamespace and c.relkind in ('r', 'p')
+       order by c.relname
+    loop
+      execute format('alter table %s enable row level security', t);
+      execute format('drop policy if exists account_rows on %s', t);
+      execute format('create policy account_rows on %s using (%s) with check (%s)', t,
+                     ${quoteLiteral(visible('account_id'))}, ${quoteLiteral(visible('account_id'))});
+      execute format('comment on policy account_rows on %s is %L', t,
+                     'A role named in account_roles sees and writes only the rows of its accounts; any other role is not confined');
+    end loop;
+  end
+  $policies$`;
+
+/**
+ * `grant_account(account, role)`: what a confined role needs (the schema, reading every table
+ * and view, queuing jobs) and its row in account_roles. It finds the schema from `accounts`
+ * bound when created (a SQL-standard body), so it works from any search_path.
+ */
+const GRANT_FUNCTIONS = [
+  `
+    create or replace function account_grant(accounts_table regclass, account text, grantee text) returns text
+    language plpgsql as $$
+    declare
+      mirror text := (select relnamespace::regnamespace::text from pg_class where oid = accounts_table);
+      owner_id oid := (select relowner from pg_class where oid = accounts_table);
+      found_id integer;
+      names text;
+    begin
+      execute format('select id from %s where name = $1', accounts_table) into found_id using account;
+      if found_id is null then
+        raise exception 'grant_account: no account named %', account using errcode = '22023';
+      end if;
+      if not exists (select from pg_roles where rolname = grantee) then
+        raise exception 'grant_account: no role named % (create it first: CREATE ROLE % LOGIN PASSWORD ''…'')', grantee, grantee
+          using errcode = '42704';
+      end if;
+      if exists (select from pg_roles where rolname = grantee and (rolsuper or rolbypassrls))
+         or pg_has_role(grantee, owner_id, 'MEMBER') then
+        raise exception 'grant_account: role % cannot be confined: it is a superuser, has BYPASSRLS, or is (a member of) the owner of the tables', grantee
+          using errcode = '42501';
+      end if;
+      execute format('grant usage on schema %s to %I', mirror, grantee);
+      execute format('grant select on all tables in schema %s to %I', mirror, grantee);
+      execute format('grant insert on %s.jobs to %I', mirror, grantee);
+      execute format('grant usage on sequence %s to %I', pg_get_serial_sequence(mirror || '.jobs', 'id'), grantee);
+      execute format('insert into %s.account_roles (role_name, account_id) values ($1, $2) on conflict do nothing', mirror)
+        using grantee, found_id;
+      execute format('select string_agg(a.name, '', '' order by a.name) from %s.account_roles r join %s a on a.id = r.account_id where r.role_name = $1',
+                     mirror, accounts_table) into names using grantee;
+      return format('%s sees the rows of: %s', grantee, names);
+    end
+    $$`,
+  `comment on function account_grant(regclass, text, text) is 'The work of grant_account(account, role), given the accounts table'`,
+  `
+    create or replace function grant_account(account_name text, role_name text) returns text language sql
+    begin atomic
+      select account_grant('accounts'::regclass, account_name, role_name);
+    end`,
+  `comment on function grant_account(text, text) is 'Confines an existing role to an account by row-level security and grants it what it needs: USAGE on the schema, SELECT on every table and view, INSERT on jobs (a role may be confined to several accounts)'`,
+];
+
+/**
+ * A table a later migration adds is readable by the confined roles too: their grants are made
+ * again (a role dropped meanwhile is passed over; one that can no longer be confined is a warning).
+ */
+const RENEW_GRANTS = `
+  do $grants$
+  declare
+    g record;
+  begin
+    for g in
+      select a.name, r.role_name from account_roles r join accounts a on a.id = r.account_id
+       where exists (select from pg_roles p where p.rolname = r.role_name)
+       order by r.role_name, a.name
+    loop
+      begin
+        perform account_grant('accounts'::regclass, g.name, g.role_name);
+      exception when others then
+        raise warning 'row-level security: the grants of role % were not renewed: %', g.role_name, sqlerrm;
+      end;
+    end loop;
+  end
+  $grants$`;
+
+export const rowSecurity: Repeatable = (() => {
+  const statements = [
+    ...GRANT_FUNCTIONS,
+    ENABLE_POLICIES,
+    'alter table accounts enable row level security',
+    'drop policy if exists account_rows on accounts',
+    `create policy account_rows on accounts using (${visible('id')}) with check (${visible('id')})`,
+    `comment on policy account_rows on accounts is 'A role named in account_roles sees only its own accounts'`,
+    RENEW_GRANTS,
+  ];
+  return {
+    name: 'row_security',
+    // The tables are found when the step runs: a new migration may have added one.
+    hash: hashOf([...statements, ...migrations.map((migration) => migration.name)]),
+    async apply(trx) {
+      await executeAll(trx, statements);
+    },
+  };
+})();
+
+export const REPEATABLES: readonly Repeatable[] = [mirrorComments, reportViewsOf(REPORTS), jobKindCheck, rowSecurity];
 
 /** The repeatables whose recorded hash differs from their current one. */
 export async function staleRepeatables(

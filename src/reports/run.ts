@@ -1,11 +1,12 @@
 /**
  * The one report runner, for `invoice-mirror report` and the console: a report's rows from its
- * view (all, or one page in a chosen order), and its chart's data. The column list comes from the
- * database, so a report with no rows still prints its header.
+ * view (all, or one page in a chosen order; every account's, or some accounts'), and its chart's
+ * data. The column list comes from the database, so a report with no rows still prints its header.
  */
 import { sql, type Kysely } from 'kysely';
-import type { Database } from '../db/index.js';
 import type { Report } from '../catalog/index.js';
+import type { Database } from '../db/index.js';
+import { inScope, type AccountScope } from '../db/scope.js';
 
 export interface ReportResult {
   columns: string[];
@@ -17,6 +18,8 @@ export interface ReportRequest {
   sort?: { column: string; descending: boolean };
   /** One page of rows (else all). */
   page?: { limit: number; offset: number };
+  /** The accounts whose rows to show (else all: every view has `account_id`). */
+  scope?: AccountScope;
 }
 
 /** `schema`: where the report's view is; null: the first schema on the search path (the mirror's). */
@@ -30,13 +33,13 @@ export async function runReport(
     select column_name from information_schema.columns
      where table_schema = coalesce(${schema}::text, current_schema()) and table_name = ${report.name}
      order by ordinal_position`.execute(db);
-  const { sort, page } = request;
+  const { sort, page, scope = 'all' } = request;
   const order =
     sort && Object.hasOwn(report.columns, sort.column)
       ? sql`${sql.ref(sort.column)} ${sql.raw(sort.descending ? 'desc' : 'asc')} nulls last`
       : sql.raw(report.orderBy);
   const { rows } = await sql<Record<string, unknown>>`
-    select * from ${sql.table(report.name)} order by ${order}
+    select * from ${sql.table(report.name)} where ${inScope(scope)} order by ${order}
     ${page ? sql`limit ${page.limit} offset ${page.offset}` : sql``}`.execute(db);
   return { columns: columnRows.map((row) => row.column_name), rows };
 }
@@ -49,7 +52,11 @@ export interface ReportChartData {
 }
 
 /** The chart's data, or null for a report without a chart. */
-export async function reportChart(db: Kysely<Database>, report: Report): Promise<ReportChartData | null> {
+export async function reportChart(
+  db: Kysely<Database>,
+  report: Report,
+  scope: AccountScope = 'all',
+): Promise<ReportChartData | null> {
   if (!report.chart) return null;
   const { x, y } = report.chart;
   // Bars follow the report's own order (pipeline stages in stage order, not alphabetical); lines run
@@ -58,7 +65,7 @@ export async function reportChart(db: Kysely<Database>, report: Report): Promise
   const { rows } = await sql<Record<string, unknown>>`
     select ${sql.ref(x)}::text as x, ${sql.join(y.map((name) => sql`coalesce(sum(${sql.ref(name)}), 0)::float8 as ${sql.ref(name)}`))}
       from (select *, row_number() over (order by ${sql.raw(report.orderBy)}) as report_position
-              from ${sql.table(report.name)}) listed
+              from ${sql.table(report.name)} where ${inScope(scope)}) listed
      group by 1 order by ${order}`.execute(db);
   return {
     x: rows.map((row) => String(row.x ?? '—')),

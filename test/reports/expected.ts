@@ -2,6 +2,9 @@
  * What each report should show, worked out in TypeScript from the service's records in wire form
  * (strings for numbers, "true"/"false", "" for no date), independently of the SQL of the views.
  * Money is handled in whole cents, so sums and roundings are exact.
+ *
+ * Each report of one account's figures is computed from that account's records alone (`withAccount`
+ * adds the account's two columns); the cross-account ones take every account.
  */
 
 export type Wire = Record<string, unknown>;
@@ -507,6 +510,109 @@ export function repeatingInvoiceSends(account: Account): Row[] {
   return orderBy(rows, { key: col('matched_invoice_count'), desc: true }, { key: col('repeating_invoice_id') });
 }
 
+// ---- accounts -------------------------------------------------------------------------------
+
+/** An account of the mirror: its id and name. */
+export interface AccountRef {
+  id: number;
+  name: string;
+}
+
+/** The rows of one account's report, with the account's columns every report view ends with. */
+export function withAccount(rows: Row[], account: AccountRef): Row[] {
+  return rows.map((row) => ({ ...row, account_id: account.id, account_name: account.name }));
+}
+
+/** One account's rows of each account, in account name order (as the reports list them). */
+export function perAccount(
+  accounts: readonly { account: AccountRef; data: Account }[],
+  compute: (data: Account) => Row[],
+): Row[] {
+  return [...accounts]
+    .sort((a, b) => (a.account.name < b.account.name ? -1 : 1))
+    .flatMap(({ account, data }) => withAccount(compute(data), account));
+}
+
+export function receivablesByAccount(account: Account, today: string): Row[] {
+  const clients = new Map(account.clients.map((c) => [int(c.clientnr), c]));
+  const byClient = new Map<number, Row[]>();
+  for (const r of openReceivables(account, today))
+    byClient.set(r.client_number as number, [...(byClient.get(r.client_number as number) ?? []), r]);
+  const rows = [...byClient].map(([nr, open]) => {
+    const client = clients.get(nr);
+    const newest = open.reduce((a, b) => ((b.invoice_id as number) > (a.invoice_id as number) ? b : a));
+    const overdue = open.filter((r) => r.overdue);
+    const due = open.map((r) => r.due_date as string | null).filter((d): d is string => d !== null);
+    return {
+      client_number: nr,
+      client_name: (client && displayName(client.company, client.contact)) ?? newest.client_name,
+      open_invoices: open.length,
+      open_amount: open.reduce((sum, r) => sum + (r.open_amount as number), 0),
+      overdue_invoices: overdue.length,
+      overdue_amount: overdue.reduce((sum, r) => sum + (r.open_amount as number), 0),
+      oldest_due_date: due.sort()[0] ?? null,
+      most_days_overdue: Math.max(...open.map((r) => r.days_overdue as number)),
+    };
+  });
+  return orderBy(rows, { key: col('open_amount'), desc: true }, { key: col('client_number') });
+}
+
+/** 100 x part / whole to one decimal, halves away from zero (Postgres `round(…, 1)`); null for a whole of 0. */
+function percentOf(part: number, whole: number): number | null {
+  if (whole === 0) return null;
+  return (Math.sign(whole) * divideRound(1000 * part, Math.abs(whole))) / 10;
+}
+
+export function revenuePerAccountMonth(accounts: readonly { account: AccountRef; data: Account }[]): Row[] {
+  const rows = accounts.flatMap(({ account, data }) => withAccount(invoiceRevenuePerMonth(data), account));
+  const monthTotals = new Map<string, number>();
+  for (const row of rows)
+    monthTotals.set(row.month as string, (monthTotals.get(row.month as string) ?? 0) + (row.total_incl_tax as number));
+  return orderBy(
+    rows.map((row) => ({
+      ...row,
+      share_of_month_pct: percentOf(row.total_incl_tax as number, monthTotals.get(row.month as string)!),
+    })),
+    { key: col('month'), desc: true },
+    { key: col('account_name') },
+  );
+}
+
+/** What accounts_overview counts for an account, as the test put it in the tables. */
+export interface AccountBook {
+  account: AccountRef;
+  state: string;
+  state_reason: string | null;
+  /** Live records per mirror table. */
+  records: Record<string, readonly unknown[]>;
+  runs: readonly { kind: string; status: string; finished_at: Date | null }[];
+  jobStatuses: readonly string[];
+  held_deletes: number;
+  rejected_values: number;
+}
+
+/** accounts_overview without `sync_age` (which moves with the clock; the test checks it apart). */
+export function accountsOverview(books: readonly AccountBook[]): Row[] {
+  const rows = books.map((book) => {
+    const complete = book.runs
+      .filter((run) => run.status === 'succeeded' && ['backfill', 'sync'].includes(run.kind) && run.finished_at)
+      .map((run) => run.finished_at!.getTime());
+    return {
+      account_id: book.account.id,
+      account_name: book.account.name,
+      state: book.state,
+      state_reason: book.state_reason,
+      last_complete_sync_at: complete.length > 0 ? new Date(Math.max(...complete)) : null,
+      records: Object.values(book.records).reduce((sum, list) => sum + list.length, 0),
+      queued_jobs: book.jobStatuses.filter((status) => status === 'queued').length,
+      failed_jobs: book.jobStatuses.filter((status) => ['failed', 'interrupted'].includes(status)).length,
+      held_deletes: book.held_deletes,
+      rejected_values: book.rejected_values,
+    };
+  });
+  return orderBy(rows, { key: col('account_name') });
+}
+
 /** Columns holding money, compared in cents. */
 export const MONEY_COLUMNS = new Set([
   'total_incl_tax',
@@ -529,6 +635,7 @@ export const MONEY_COLUMNS = new Set([
   'invoiced_incl_tax',
   'open_invoice_amount',
   'matched_total_incl_tax',
+  'overdue_amount',
 ]);
 
 /** A row as read from the database, with money in cents and other numerics as numbers. */
@@ -537,7 +644,9 @@ export function normaliseRow(row: Row): Row {
   for (const [key, value] of Object.entries(row)) {
     if (value === null || value === undefined) out[key] = null;
     else if (MONEY_COLUMNS.has(key)) out[key] = cents(value);
-    else if (['stock', 'price_excl_tax', 'average_days_to_pay', 'average_days_late'].includes(key))
+    else if (
+      ['stock', 'price_excl_tax', 'average_days_to_pay', 'average_days_late', 'share_of_month_pct'].includes(key)
+    )
       out[key] = Number(value);
     else out[key] = value;
   }
