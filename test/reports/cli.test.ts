@@ -1,26 +1,58 @@
 /**
  * `invoice-mirror report` and `invoice-mirror sql` as a user runs them (the built CLI, a child
- * process), against a mirror filled from the sandbox.
+ * process), against a mirror of two accounts filled from two sandboxes: all accounts, or those
+ * named with `--account`.
  */
+import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
+import type { AccountScope } from '../../src/db/scope.js';
 import { REPORTS, findReport, runReport } from '../../src/reports/index.js';
-import { runSync } from '../../src/sync/index.js';
 import { runCli } from '../support/cli.js';
 import { useSandbox } from '../support/sandbox.js';
 import { useTestDatabase } from '../support/test-database.js';
+import { addAccount, loadAccount, type AccountRecords } from './load.js';
 
 const database = useTestDatabase();
-const env = useSandbox({
+const acmeService = useSandbox({
   perEntity: { clients: 30, products: 30, quotations: 40, saved_invoices: 40, repeating_invoices: 40 },
   now: new Date(),
 });
+const boltService = useSandbox({
+  perEntity: { clients: 12, products: 10, quotations: 15, saved_invoices: 15, repeating_invoices: 15 },
+  now: new Date(),
+  seed: 9,
+});
 
 const cli = (...args: string[]) => runCli(args, { env: database.current.env });
+const ids: Record<string, number> = {};
 
 /** What the report holds, as JSON would print it. */
-async function reportJson(name: string): Promise<unknown> {
-  const { rows, columns } = await runReport(database.current.handle.db, database.current.schema, findReport(name)!);
+async function reportJson(name: string, scope: AccountScope = 'all'): Promise<Record<string, unknown>[]> {
+  const { rows, columns } = await runReport(database.current.handle.db, database.current.schema, findReport(name)!, {
+    scope,
+  });
   return JSON.parse(JSON.stringify(rows.map((row) => Object.fromEntries(columns.map((c) => [c, row[c]])))));
+}
+
+/** Both sandboxes' records, as accounts acme and bolt. */
+async function loadAccounts(): Promise<void> {
+  const { db } = database.current.handle;
+  for (const [name, service] of [
+    ['acme', acmeService],
+    ['bolt', boltService],
+  ] as const) {
+    const store = service.sandbox.store;
+    ids[name] = await addAccount(db, name);
+    await loadAccount(db, ids[name]!, {
+      clients: store.list('clients'),
+      products: store.list('products'),
+      quotations: store.list('quotations'),
+      saved_invoices: store.list('saved_invoices'),
+      repeating_invoices: store.list('repeating_invoices'),
+      invoices: store.sentInvoices(),
+      countries: [],
+    } as AccountRecords);
+  }
 }
 
 describe('invoice-mirror report', () => {
@@ -47,20 +79,15 @@ describe('invoice-mirror report', () => {
     const result = await cli('report', 'open_quotations', '--format', 'csv');
     expect(result.code).toBe(0);
     expect(result.stdout).toBe(
-      'quotation_id,quotation_reference,saved_name,client_number,client_name,quotation_date,valid_until,days_open,expired,custom_status,total_incl_tax\n',
+      'quotation_id,quotation_reference,saved_name,client_number,client_name,quotation_date,valid_until,days_open,expired,custom_status,total_incl_tax,account_id,account_name\n',
     );
   });
 
   it('prints a report as JSON, CSV and a table', async () => {
-    const outcome = await runSync(
-      { db: database.current.handle.db, client: env.client, schema: database.current.schema },
-      { kind: 'backfill' },
-    );
-    expect(outcome.status).toBe('succeeded');
-
+    await loadAccounts();
     const json = await cli('report', 'open_quotations', '--format', 'json');
     expect(json.code).toBe(0);
-    const expected = (await reportJson('open_quotations')) as Record<string, unknown>[];
+    const expected = await reportJson('open_quotations');
     expect(expected.length).toBeGreaterThan(0);
     expect(JSON.parse(json.stdout)).toEqual(expected);
 
@@ -74,8 +101,29 @@ describe('invoice-mirror report', () => {
     const table = await cli('report', 'client_overview');
     expect(table.code).toBe(0);
     const rows = table.stdout.trimEnd().split('\n');
-    expect(rows[0]).toMatch(/^client_number\s+client_name\s+city\s+active\s/);
-    expect(rows.at(-1)).toBe('(30 rows)');
+    expect(rows[0]).toMatch(/^client_number\s+client_name\s+city\s+active\s.*\saccount_id\s+account_name$/);
+    expect(rows.at(-1)).toBe('(42 rows)');
+  });
+
+  it('prints only the accounts named with --account', async () => {
+    const acme = await cli('report', 'client_overview', '--account', 'acme', '--format', 'json');
+    expect(acme.code).toBe(0);
+    const rows = JSON.parse(acme.stdout) as Record<string, unknown>[];
+    expect(rows).toEqual(await reportJson('client_overview', { ids: [ids.acme!] }));
+    expect(rows).toHaveLength(30);
+    expect(new Set(rows.map((row) => row.account_name))).toEqual(new Set(['acme']));
+
+    const both = await cli('report', 'open-quotations', '--account', 'bolt', '--account', 'acme', '--format', 'json');
+    expect(JSON.parse(both.stdout)).toEqual(await reportJson('open_quotations'));
+  });
+
+  it('refuses an account that does not exist, naming the known ones', async () => {
+    const result = await cli('report', 'client_overview', '--account', 'acne');
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toBe(
+      "invoice-mirror: --account: no account named 'acne' (known: acme, bolt); 'invoice-mirror accounts list' shows them\n",
+    );
   });
 
   it('refuses an unknown report with exit code 2 and one line', async () => {
@@ -105,7 +153,7 @@ describe('invoice-mirror report', () => {
 describe('invoice-mirror sql on the views', () => {
   it('reads a view in each format', async () => {
     const query =
-      'select frequency, repeating_invoice_count, monthly_amount from recurring_revenue_by_frequency order by frequency';
+      "select frequency, repeating_invoice_count, monthly_amount from recurring_revenue_by_frequency where account_name = 'acme' order by frequency";
     const json = await cli('sql', query, '--format', 'json');
     expect(json.code).toBe(0);
     const rows = JSON.parse(json.stdout) as { frequency: string; repeating_invoice_count: number }[];
@@ -132,5 +180,64 @@ describe('invoice-mirror sql on the views', () => {
       { big: '12345678901234567', small: 42 },
     ]);
     expect((await cli('sql', query, '--format', 'csv')).stdout).toBe('big,small\n12345678901234567,42\n');
+  });
+});
+
+describe('invoice-mirror sql --account', () => {
+  const json = async (...args: string[]) => {
+    const result = await cli('sql', ...args, '--format', 'json');
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    return JSON.parse(result.stdout) as Record<string, unknown>[];
+  };
+
+  it('shows the query only the named accounts’ rows, in every table and view with account_id', async () => {
+    const { rows: relations } = await sql<{ name: string }>`
+      select table_name as name from information_schema.columns
+       where table_schema = ${database.current.schema} and column_name = 'account_id' order by 1`.execute(
+      database.current.handle.db,
+    );
+    expect(relations.length).toBeGreaterThan(20);
+    // One query over all of them (one process each would take seconds).
+    const query = relations.map(({ name }) => `select '${name}' as relation, account_id from ${name}`).join(' union ');
+    const rows = await json('--account', 'bolt', query);
+    expect(new Set(rows.map((row) => row.account_id))).toEqual(new Set([ids.bolt]));
+    expect(new Set(rows.map((row) => row.relation)).size).toBeGreaterThan(10);
+    expect(await json('--account', 'bolt', 'select count(*) as n from clients')).toEqual([{ n: 12 }]);
+    expect(await json('--account', 'bolt', 'select name from accounts')).toEqual([{ name: 'bolt' }]);
+    const both = await json('--account', 'acme', '--account', 'bolt', 'select count(*) as n from clients');
+    expect(both).toEqual([{ n: 42 }]);
+  });
+
+  it('reads the same as a report of that account', async () => {
+    const rows = await json(
+      '--account',
+      'acme',
+      'select * from open_quotations order by account_name, days_open desc nulls last, quotation_id',
+    );
+    expect(rows).toEqual(await reportJson('open_quotations', { ids: [ids.acme!] }));
+  });
+
+  it('still refuses to change anything, and prints the header of an empty result', async () => {
+    for (const statement of ['drop view clients', 'delete from jobs', 'create table x (a int)']) {
+      const result = await cli('sql', '--account', 'acme', statement);
+      expect(result.code, statement).toBe(1);
+      expect(result.stderr, statement).toContain('read-only transaction');
+    }
+    const empty = await cli(
+      'sql',
+      '--account',
+      'acme',
+      'select clientnr, company from clients where false',
+      '--format',
+      'csv',
+    );
+    expect(empty.stdout).toBe('clientnr,company\n');
+  });
+
+  it('refuses an account that does not exist', async () => {
+    const result = await cli('sql', '--account', 'nope', 'select 1');
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain("--account: no account named 'nope' (known: acme, bolt)");
   });
 });

@@ -7,9 +7,9 @@ import { readFileSync } from 'node:fs';
 import { sql } from 'kysely';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ENTITIES, entityColumns, LINE_COLUMNS, REPORTS } from '../../src/catalog/index.js';
-import { runSync } from '../../src/sync/index.js';
 import { useSandbox } from '../support/sandbox.js';
 import { useTestDatabase } from '../support/test-database.js';
+import { addAccount, loadAccount, type AccountRecords } from './load.js';
 
 const database = useTestDatabase();
 const env = useSandbox({
@@ -159,11 +159,17 @@ describe('docs/schema.md', () => {
 
   describe('example queries', () => {
     beforeAll(async () => {
-      const outcome = await runSync(
-        { db: database.current.handle.db, client: env.client, schema: database.current.schema },
-        { kind: 'backfill' },
-      );
-      expect(outcome.status).toBe('succeeded');
+      const { db } = database.current.handle;
+      const store = env.sandbox.store;
+      await loadAccount(db, await addAccount(db, 'default'), {
+        clients: store.list('clients'),
+        products: store.list('products'),
+        quotations: store.list('quotations'),
+        saved_invoices: store.list('saved_invoices'),
+        repeating_invoices: store.list('repeating_invoices'),
+        invoices: store.sentInvoices(),
+        countries: [{ id: '146', name: 'Nederland' }],
+      } as AccountRecords);
     });
 
     it('has a handful of them', () => {
