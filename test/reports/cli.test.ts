@@ -122,7 +122,7 @@ describe('invoice-mirror report', () => {
     expect(result.code).toBe(2);
     expect(result.stdout).toBe('');
     expect(result.stderr).toBe(
-      "invoice-mirror: --account: no account named 'acne' (known: acme, bolt); 'invoice-mirror accounts list' shows them\n",
+      "invoice-mirror: --account: no account named 'acne' (known: acme, bolt, default); 'invoice-mirror accounts list' shows them\n",
     );
   });
 
@@ -238,6 +238,6 @@ describe('invoice-mirror sql --account', () => {
   it('refuses an account that does not exist', async () => {
     const result = await cli('sql', '--account', 'nope', 'select 1');
     expect(result.code).toBe(2);
-    expect(result.stderr).toContain("--account: no account named 'nope' (known: acme, bolt)");
+    expect(result.stderr).toContain("--account: no account named 'nope' (known: acme, bolt, default)");
   });
 });

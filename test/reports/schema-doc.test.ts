@@ -9,7 +9,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { ENTITIES, entityColumns, LINE_COLUMNS, REPORTS } from '../../src/catalog/index.js';
 import { useSandbox } from '../support/sandbox.js';
 import { useTestDatabase } from '../support/test-database.js';
-import { addAccount, loadAccount, type AccountRecords } from './load.js';
+import { loadAccount, type AccountRecords } from './load.js';
 
 const database = useTestDatabase();
 const env = useSandbox({
@@ -161,7 +161,7 @@ describe('docs/schema.md', () => {
     beforeAll(async () => {
       const { db } = database.current.handle;
       const store = env.sandbox.store;
-      await loadAccount(db, await addAccount(db, 'default'), {
+      await loadAccount(db, database.current.accountId, {
         clients: store.list('clients'),
         products: store.list('products'),
         quotations: store.list('quotations'),
