@@ -252,8 +252,9 @@ const GRANT_FUNCTIONS = [
 ];
 
 /**
- * A table a later migration adds is readable by the confined roles too: their grants are made
- * again (a role dropped meanwhile is passed over; one that can no longer be confined is a warning).
+ * A table a later migration adds, or a report view a later version adds (or makes again), is
+ * readable by the confined roles too: their grants are made again (a role dropped meanwhile is
+ * passed over; one that can no longer be confined is a warning).
  */
 const RENEW_GRANTS = `
   do $grants$
@@ -274,6 +275,8 @@ const RENEW_GRANTS = `
   end
   $grants$`;
 
+const reportViews = reportViewsOf(REPORTS);
+
 export const rowSecurity: Repeatable = (() => {
   const statements = [
     ...GRANT_FUNCTIONS,
@@ -286,15 +289,16 @@ export const rowSecurity: Repeatable = (() => {
   ];
   return {
     name: 'row_security',
-    // The tables are found when the step runs: a new migration may have added one.
-    hash: hashOf([...statements, ...migrations.map((migration) => migration.name)]),
+    // The tables are found when the step runs: a new migration may have added one, and changed
+    // report views may need the confined roles' grants again.
+    hash: hashOf([...statements, ...migrations.map((migration) => migration.name), reportViews.hash]),
     async apply(trx) {
       await executeAll(trx, statements);
     },
   };
 })();
 
-export const REPEATABLES: readonly Repeatable[] = [mirrorComments, reportViewsOf(REPORTS), jobKindCheck, rowSecurity];
+export const REPEATABLES: readonly Repeatable[] = [mirrorComments, reportViews, jobKindCheck, rowSecurity];
 
 /** The repeatables whose recorded hash differs from their current one. */
 export async function staleRepeatables(

@@ -213,6 +213,17 @@ describe('a role confined to one account', () => {
     });
   });
 
+  it('cannot widen its own access', async () => {
+    await as(ROLE, async (connection) => {
+      // The other account is not even there to name.
+      await expect(connection`select grant_account('bolt', current_user)`).rejects.toThrow(/no account named bolt/);
+      await expect(
+        connection`insert into account_roles (role_name, account_id) values (current_user, ${ids.bolt})`,
+      ).rejects.toThrow(/permission denied/);
+      expect(await accountsIn(connection, 'clients')).toEqual([ids.acme]);
+    });
+  });
+
   it('grant_account refuses an unknown account, a missing role, and a role that bypasses the policies', async () => {
     await expect(sql`select grant_account('nope', ${ROLE})`.execute(db())).rejects.toThrow(/no account named nope/);
     await expect(sql`select grant_account('acme', ${`${ROLE}_missing`})`.execute(db())).rejects.toThrow(
