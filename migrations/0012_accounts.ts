@@ -142,7 +142,8 @@ export async function up(db: Kysely<any>): Promise<void> {
     await sql`insert into accounts (id, name) values (1, 'default')`.execute(db);
   }
   // Identity values start after any id given by hand, so a new account never takes 1 again.
-  await sql`select setval(pg_get_serial_sequence('accounts', 'id'), greatest((select max(id) from accounts), 1))`.execute(
+  await sql`
+    select setval(pg_get_serial_sequence('accounts', 'id'), coalesce(max(id), 1), max(id) is not null) from accounts`.execute(
     db,
   );
   const constraints = await keysOf(db, tables);
