@@ -14,7 +14,8 @@ import {
 } from '../accounts/store.js';
 import { accountsAtOnce, type App } from '../app.js';
 import { forEachAccount } from '../accounts/pull.js';
-import { RunError, UsageError, errorMessage } from '../errors.js';
+import type { Config } from '../config.js';
+import { ConfigError, RunError, UsageError, errorMessage } from '../errors.js';
 import { OUTPUT_FORMATS, formatRows, type OutputFormat } from '../format.js';
 import { logger } from '../log.js';
 import {
@@ -113,7 +114,7 @@ function registerAdd(jobs: Command): void {
           });
           if (!created) process.stderr.write(`invoice-mirror: already queued as job ${id} (same idempotency key)\n`);
           if (account.state !== 'active')
-            process.stderr.write(`invoice-mirror: job ${id} waits: account ${account.name} is ${stateLine(account)}\n`);
+            process.stderr.write(`invoice-mirror: job ${id} waits, account ${account.name}: ${stateLine(account)}\n`);
           process.stdout.write(`${id}\n`);
         } catch (error) {
           if (error instanceof PayloadError) throw new UsageError(error.message);
@@ -260,11 +261,39 @@ function registerRun(jobs: Command): void {
           );
           return 0;
         }
-        // Every account's credentials before any work: a missing key or secret stops nothing half-way.
-        for (const account of accounts) credentialsOf(account, app.config);
-        return runAccounts(app, accounts);
+        const { servable, skipped } = withCredentials(accounts, app.config, options.account.length > 0);
+        const code = await runAccounts(app, servable);
+        return skipped > 0 ? 1 : code;
       }),
     );
+}
+
+/**
+ * The accounts whose credentials can be had, checked before any work so that nothing stops
+ * half-way. Accounts named on the command line must all have them (a ConfigError, exit 2); of
+ * every active account, one without them is named on stderr and skipped, and the others run
+ * (a ConfigError when none can).
+ */
+function withCredentials(
+  accounts: readonly Account[],
+  config: Config,
+  named: boolean,
+): { servable: Account[]; skipped: number } {
+  const servable: Account[] = [];
+  const problems: { account: Account; error: ConfigError }[] = [];
+  for (const account of accounts) {
+    try {
+      credentialsOf(account, config);
+      servable.push(account);
+    } catch (error) {
+      if (named || !(error instanceof ConfigError)) throw error;
+      problems.push({ account, error });
+    }
+  }
+  if (servable.length === 0) throw problems[0]!.error;
+  for (const { account, error } of problems)
+    process.stderr.write(`invoice-mirror: account ${account.name}: ${error.message}; its jobs wait\n`);
+  return { servable, skipped: problems.length };
 }
 
 /** What a `jobs run` saw, over every account. */

@@ -26,6 +26,7 @@ import {
 } from '../../src/jobs/index.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { createApiClient } from '../../src/service-client.js';
+import { runCli } from '../support/cli.js';
 import { useTestDatabase } from '../support/test-database.js';
 import { insertJob, jobRow, mirrorRow, PER_ENTITY, TEST_BACKOFF, writeCalls } from './helpers.js';
 
@@ -324,5 +325,54 @@ describe('jobs of two accounts in one mirror', () => {
     await expect(insertJob(database.current.handle, 'set_product_stock', { id: 1, stock: 1 })).rejects.toThrow(
       /jobs.account_id is required: 3 accounts exist/,
     );
+  });
+});
+
+describe('the command line with two accounts (runs dist/: needs npm run build)', () => {
+  const cliEnv = () => ({
+    ...database.current.env,
+    ACCOUNTS_SECRET: SECRET,
+    // No INVOICING_API_* settings: account `default` has no credentials here.
+    INVOICING_API_URL: undefined,
+    INVOICING_API_USER: undefined,
+    INVOICING_API_KEY: undefined,
+    LOG_LEVEL: 'silent',
+  });
+  const cli = (...args: string[]) => runCli(args, { env: cliEnv() });
+
+  it('jobs add needs --account, jobs list shows and filters the account, jobs run takes --account', async () => {
+    const [a, b] = [await account('a'), await account('b')];
+    const payload = (stock: number) => JSON.stringify({ id: 2, stock });
+    expect(await cli('jobs', 'add', 'set_product_stock', payload(7))).toMatchObject({
+      code: 2,
+      stderr: 'invoice-mirror: --account: required, as the mirror holds 3 accounts (a, b, default); name one\n',
+    });
+    const toB = await cli('jobs', 'add', 'set_product_stock', payload(7), '--account', 'b');
+    const toA = await cli('jobs', 'add', 'set_product_stock', payload(8), '--account', 'a');
+    expect([toB.code, toA.code]).toEqual([0, 0]);
+    const [idB, idA] = [Number(toB.stdout), Number(toA.stdout)];
+    expect((await jobRow(database.current.handle, idB)).account_id).toBe(b.id);
+    expect((await jobRow(database.current.handle, idA)).account_id).toBe(a.id);
+
+    const listed = await cli('jobs', 'list', '--account', 'b', '--format', 'json');
+    const rows = JSON.parse(listed.stdout) as { id: number; account: string }[];
+    expect(rows.map((row) => Number(row.id))).toContain(idB);
+    expect(new Set(rows.map((row) => row.account))).toEqual(new Set(['b']));
+
+    // One account: its lines as ever; A's job waits.
+    const runB = await cli('jobs', 'run', '--account', 'b');
+    expect(runB).toMatchObject({ code: 0, stderr: '' });
+    expect(runB.stdout).toMatch(new RegExp(`^job ${idB} set_product_stock: succeeded$`, 'm'));
+    expect((await jobRow(database.current.handle, idA)).status).toBe('queued');
+    expect(boxes.b.store.get('products', 2)?.stock).toBe(7);
+
+    // Every active account: `default` cannot be served (no credentials) and is named; the others run.
+    const runAll = await cli('jobs', 'run');
+    expect(runAll.code).toBe(1);
+    expect(runAll.stderr).toMatch(
+      /^invoice-mirror: account default: INVOICING_API_USER: is required.*; its jobs wait\n$/,
+    );
+    expect(runAll.stdout).toMatch(new RegExp(`^a: job ${idA} set_product_stock: succeeded$`, 'm'));
+    expect(boxes.a.store.get('products', 2)?.stock).toBe(8);
   });
 });
