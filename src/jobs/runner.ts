@@ -267,6 +267,15 @@ export class JobRunner extends EventEmitter {
     else if (this.refusal !== null && this.started) void this.stop();
   }
 
+  /** Emits an event; a listener that throws is logged, and never passes for database trouble. */
+  private tell(event: 'finished' | 'recovered' | 'refused', payload: unknown): void {
+    try {
+      this.emit(event, payload);
+    } catch (error) {
+      this.log.error({ event, error: errorMessage(error) }, 'a listener of the job runner failed');
+    }
+  }
+
   private track<T>(promise: Promise<T>): Promise<T> {
     this.inFlight.add(promise);
     return promise.finally(() => this.inFlight.delete(promise));
@@ -283,7 +292,7 @@ export class JobRunner extends EventEmitter {
             { jobId: job.id, kind: job.kind, status: job.status, error: job.message },
             'recovered a job left running by a worker that stopped',
           );
-          this.emit('recovered', job);
+          this.tell('recovered', job);
         }
         const job = await claimNext(conn, this.account.id);
         if (!job) return 'empty';
@@ -354,7 +363,7 @@ export class JobRunner extends EventEmitter {
       this.lastRound = performance.now();
     }
     finished.durationMs = Math.round(performance.now() - started);
-    this.emit('finished', finished);
+    this.tell('finished', finished);
     return finished;
   }
 
@@ -407,7 +416,7 @@ export class JobRunner extends EventEmitter {
     this.refusal = reason;
     this.stopping = true;
     this.log.error({ reason }, "the service refused the account's API key; its jobs wait until the account is resumed");
-    this.emit('refused', { accountId: this.account.id, account: this.account.name, reason } satisfies AccountRefused);
+    this.tell('refused', { accountId: this.account.id, account: this.account.name, reason } satisfies AccountRefused);
   }
 
   /**
