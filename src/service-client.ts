@@ -1,25 +1,31 @@
 /**
- * The client of the invoicing service a command uses, built from the settings. Apart from app.ts
- * so that commands that never call the service do not load the HTTP client.
+ * The client of the invoicing service for one account, built from the account's row and the
+ * settings. Apart from app.ts so that commands that never call the service do not load the HTTP
+ * client.
  */
+import type { Logger } from 'pino';
 import { InvoicingClient, type ClientOptions } from './api/index.js';
+import { credentialsOf, type Account } from './accounts/store.js';
 import type { App } from './app.js';
-import { apiCredentials } from './config.js';
 import { serviceLock } from './db/index.js';
-import { logger } from './log.js';
+import { logger as defaultLogger } from './log.js';
 
 /**
- * The one client of the process for the configured account (see src/api). Its requests hold the
- * mirror's service lock, so processes sharing the database never call the service at once.
+ * The client of one account (see src/api). Each account has its own: its own request queue, rate
+ * gate, hourly budget and quota pause, since the service counts and pauses each account apart.
+ * Its requests hold the account's service lock, so processes sharing the database never call the
+ * service for the same account at once (other accounts' calls go on). Its log lines name the
+ * account. A ConfigError when the account's credentials cannot be had (see credentialsOf).
  */
 export function createApiClient(
   app: Pick<App, 'config' | 'database'>,
-  extra: Pick<ClientOptions, 'onAttempt'> = {},
+  account: Account,
+  extra: Pick<ClientOptions, 'onAttempt' | 'logger'> = {},
 ): InvoicingClient {
   const { config } = app;
-  const { user, apiKey } = apiCredentials(config);
+  const { baseUrl, user, apiKey } = credentialsOf(account, config);
   return new InvoicingClient({
-    baseUrl: config.api.url,
+    baseUrl,
     user,
     apiKey,
     pageSize: config.api.pageSize,
@@ -28,8 +34,16 @@ export function createApiClient(
     sendMsPerInvoice: config.api.sendMsPerInvoice,
     rateLimitPauseMs: config.api.rateLimitPauseMs,
     maxRetries: config.api.maxRetries,
-    exclusive: serviceLock(app.database),
-    logger,
+    exclusive: serviceLock(app.database, account.id),
     ...extra,
+    logger: accountLogger(extra.logger ?? defaultLogger, account),
   });
+}
+
+/**
+ * The logger with the account's name bound, unless it is bound already (the daemon binds it once
+ * for all of an account's work; a second binding would repeat the key in every line).
+ */
+export function accountLogger(base: Logger, account: Pick<Account, 'name'>): Logger {
+  return base.bindings().account === account.name ? base : base.child({ account: account.name });
 }

@@ -1,12 +1,13 @@
 /**
- * `invoice-mirror invoice pdf ID [--out FILE]`: prints or saves the archived PDF of a sent
- * invoice; one not archived yet is fetched through a `fetch_invoice_pdf` job (queued once).
+ * `invoice-mirror invoice pdf ID [--out FILE] [--account NAME]`: prints or saves the archived PDF
+ * of a sent invoice of an account; one not archived yet is fetched through a `fetch_invoice_pdf`
+ * job of the account (queued once per account and invoice).
  */
 import { writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { RunError, UsageError } from '../errors.js';
 import { archivedPdf } from '../db/index.js';
-import { addJob, getJob, PrecheckError } from '../jobs/index.js';
+import { accountForJob, addJob, getJob, PrecheckError } from '../jobs/index.js';
 import { positiveInteger, withApp } from './context.js';
 
 export function registerInvoiceCommand(invoice: Command): void {
@@ -15,12 +16,15 @@ export function registerInvoiceCommand(invoice: Command): void {
     .description('print (or save with --out) the archived PDF of a sent invoice; queue its fetch when not archived')
     .argument('<id>', 'the invoice id (not its number)', positiveInteger('id'))
     .option('--out <file>', 'write the PDF to this file instead of stdout')
+    .option('--account <name>', "the invoice's account (required when the mirror holds several)")
     .action(
-      withApp({}, async (app, id: number, options: { out?: string }) => {
+      withApp({}, async (app, id: number, options: { out?: string; account?: string }) => {
         const { db } = app.database;
-        const archived = await archivedPdf(db, id);
+        // Invoice ids are the service's, so unique only within an account.
+        const account = await accountForJob(db, options.account);
+        const archived = await archivedPdf(db, account.id, id);
         if (!archived) {
-          const { id: jobId } = await addJob(db, {
+          const { id: jobId } = await addJob(db, account.id, {
             kind: 'fetch_invoice_pdf',
             payload: { id },
             idempotencyKey: `fetch_invoice_pdf:${id}`,

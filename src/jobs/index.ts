@@ -1,7 +1,16 @@
 /**
- * Queued outbound actions: the `jobs` table as a queue, one handler per kind, the runner.
+ * Queued outbound actions: the `jobs` table as a queue, one handler per kind, the runner of an
+ * account's jobs.
  */
-export { JobRunner, type RunnerDeps, type JobFinished } from './runner.js';
+export { JobRunner, type AccountRefused, type RunnerDeps, type JobFinished } from './runner.js';
+export {
+  createAccountRunner,
+  startAccountRunner,
+  type AccountRunner,
+  type AccountRunnerOptions,
+} from './account-runner.js';
+export { accountForJob } from './account.js';
+export type { AccountMirror } from './mirror.js';
 export {
   KINDS,
   KIND_NAMES,

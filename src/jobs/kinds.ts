@@ -5,7 +5,6 @@
  * calls and names the records to re-read.
  */
 import { createHash } from 'node:crypto';
-import type { Kysely } from 'kysely';
 import { z } from 'zod';
 import { NotFoundError, type InvoicingClient } from '../api/index.js';
 import {
@@ -18,14 +17,13 @@ import {
   type JobKindName,
   type SingleReadEntity,
 } from '../catalog/index.js';
-import type { Database } from '../db/index.js';
 import { errorMessage } from '../errors.js';
 import { didYouMean } from '../suggest.js';
 import type { RefreshTarget } from '../sync/index.js';
 import { PayloadError, PrecheckError } from './errors.js';
 import { batchesOf, idStates, idsIn, type CallRecord } from './ledger.js';
 import { clientChanges, clientFields, invoiceFields, nonEmpty, productFields, quotationFields } from './fields.js';
-import { mirrorRows, quotationState, requireLive } from './mirror.js';
+import { mirrorRows, quotationState, requireLive, type AccountMirror } from './mirror.js';
 import { batchedSend, sendSavedInvoices as sendSaved } from './policies/batched-send.js';
 import { repeatable } from './policies/repeatable.js';
 import { singleCall } from './policies/single-call.js';
@@ -59,10 +57,10 @@ const sendSavedInvoices = kind({
     delete: z.boolean('must be true or false'),
   }),
   policy: batchedSend,
-  async precheck(db, p, job) {
+  async precheck(mirror, p, job) {
     // Only ids never sent in a call: one that may have been sent is checked with the service instead.
     const states = idStates(p.ids, batchesOf(job.result));
-    await requireLive(db, 'saved_invoices', idsIn(states, new Set(['pending', 'failed'] as const)));
+    await requireLive(mirror, 'saved_invoices', idsIn(states, new Set(['pending', 'failed'] as const)));
   },
   run: sendSaved,
 });
@@ -80,8 +78,8 @@ function deleteKind(
     summary,
     payload: z.strictObject({ [keyName]: id }) as unknown as z.ZodType<Record<string, number>>,
     policy: repeatable,
-    async precheck(db, p) {
-      await requireLive(db, entity, [p[keyName]!]);
+    async precheck(mirror, p) {
+      await requireLive(mirror, entity, [p[keyName]!]);
     },
     async run(ctx, p) {
       const key = p[keyName]!;
@@ -117,8 +115,8 @@ export const KINDS = {
     summary: 'change fields of a client',
     payload: z.strictObject({ clientnr: id, changes: nonEmpty(clientChanges) }),
     policy: repeatable,
-    async precheck(db, p) {
-      await requireLive(db, 'clients', [p.clientnr]);
+    async precheck(mirror, p) {
+      await requireLive(mirror, 'clients', [p.clientnr]);
     },
     async run(ctx, p) {
       await ctx.api.updateClient(p.clientnr, p.changes);
@@ -145,8 +143,8 @@ export const KINDS = {
     summary: 'change fields of a product',
     payload: z.strictObject({ id, changes: nonEmpty(productFields) }),
     policy: repeatable,
-    async precheck(db, p) {
-      await requireLive(db, 'products', [p.id]);
+    async precheck(mirror, p) {
+      await requireLive(mirror, 'products', [p.id]);
     },
     async run(ctx, p) {
       await ctx.api.updateProduct(p.id, p.changes);
@@ -157,8 +155,8 @@ export const KINDS = {
     summary: 'set the stock of a product',
     payload: z.strictObject({ id, stock: z.number('must be a number').finite() }),
     policy: repeatable,
-    async precheck(db, p) {
-      await requireLive(db, 'products', [p.id]);
+    async precheck(mirror, p) {
+      await requireLive(mirror, 'products', [p.id]);
     },
     async run(ctx, p) {
       await ctx.api.setProductStock(p.id, p.stock);
@@ -180,8 +178,8 @@ export const KINDS = {
       }),
     }),
     policy: singleCall,
-    async precheck(db, p) {
-      await requireLive(db, 'clients', [p.quotation.clientnr]);
+    async precheck(mirror, p) {
+      await requireLive(mirror, 'clients', [p.quotation.clientnr]);
     },
     async run(ctx, p) {
       const quotationId = await ctx.api.createQuotation(p.quotation);
@@ -195,8 +193,8 @@ export const KINDS = {
     summary: 'send a draft quotation; the service gives it a new id (`result.new_id`)',
     payload: z.strictObject({ id, sendmethod: z.enum(SEND_METHODS, `must be ${either(SEND_METHODS)}`) }),
     policy: singleCall,
-    async precheck(db, p) {
-      const state = await quotationState(db, p.id);
+    async precheck(mirror, p) {
+      const state = await quotationState(mirror, p.id);
       if (state?.sent) throw new PrecheckError(`quotation ${p.id} has already been sent (only a draft can be sent)`);
     },
     async reconcile(ctx, p, _call, settle) {
@@ -239,8 +237,8 @@ export const KINDS = {
       comments: z.string('must be text').default(''),
     }),
     policy: repeatable,
-    async precheck(db, p) {
-      await requireSent(db, p.id, 'be approved');
+    async precheck(mirror, p) {
+      await requireSent(mirror, p.id, 'be approved');
     },
     async run(ctx, p) {
       await ctx.api.approveQuotation(p.id, { name: p.name, date: p.date, comments: p.comments });
@@ -251,8 +249,8 @@ export const KINDS = {
     summary: 'remove the approval of a sent quotation',
     payload: idOnly,
     policy: repeatable,
-    async precheck(db, p) {
-      await requireSent(db, p.id, 'have its approval removed');
+    async precheck(mirror, p) {
+      await requireSent(mirror, p.id, 'have its approval removed');
     },
     async run(ctx, p) {
       await ctx.api.removeQuotationApproval(p.id);
@@ -266,8 +264,8 @@ export const KINDS = {
       customstatus: z.enum(QUOTATION_STATUSES, `must be one of ${QUOTATION_STATUSES.join(', ')}`),
     }),
     policy: repeatable,
-    async precheck(db, p) {
-      await requireSent(db, p.id, 'have a custom status');
+    async precheck(mirror, p) {
+      await requireSent(mirror, p.id, 'have a custom status');
     },
     async run(ctx, p) {
       await ctx.api.setQuotationStatus(p.id, p.customstatus);
@@ -281,8 +279,8 @@ export const KINDS = {
       'create an invoice: action `send` (sent at once), `save` (a saved invoice) or `repeat` (a repeating invoice); `result.id` is the new id',
     payload: z.strictObject({ invoice: invoiceFields }),
     policy: singleCall,
-    async precheck(db, p) {
-      await requireLive(db, 'clients', [p.invoice.clientnr]);
+    async precheck(mirror, p) {
+      await requireLive(mirror, 'clients', [p.invoice.clientnr]);
     },
     async run(ctx, p) {
       const created = await ctx.api.createInvoice(p.invoice);
@@ -320,8 +318,8 @@ export const KINDS = {
     // Paying twice is the one thing this must never do: a call of unknown outcome is made again
     // only on proof that it did not happen (the open amount unchanged once it settled) or a person's word.
     policy: singleCall,
-    async precheck(db, p) {
-      await requireOpen(db, p.id, 'register a payment');
+    async precheck(mirror, p) {
+      await requireOpen(mirror, p.id, 'register a payment');
     },
     async observe(ctx, p) {
       const invoice = await ctx.api.getInvoice(p.id);
@@ -337,8 +335,8 @@ export const KINDS = {
     summary: 'send a payment reminder for an open sent invoice',
     payload: z.strictObject({ id, attach_invoice: z.boolean('must be true or false').default(true) }),
     policy: singleCall,
-    async precheck(db, p) {
-      await requireOpen(db, p.id, 'get a reminder');
+    async precheck(mirror, p) {
+      await requireOpen(mirror, p.id, 'get a reminder');
     },
     async observe(ctx, p) {
       const invoice = await ctx.api.getInvoice(p.id);
@@ -355,7 +353,7 @@ export const KINDS = {
         };
       if (!call.before) return { happened: null, checked: 'no record of its last reminder before the call' };
       // A reminder on the call's day already leaves the date as it was: that proves nothing.
-      if (before >= (await dayBeforeCall(ctx.db, call.started_at)))
+      if (before >= (await dayBeforeCall(ctx, call.started_at)))
         return {
           happened: null,
           checked: `invoice ${p.id} had a reminder on ${before} already, so its date cannot tell`,
@@ -377,13 +375,13 @@ export const KINDS = {
     summary: 'archive the PDF of a sent invoice in invoice_pdfs (`invoice-mirror invoice pdf ID` prints it)',
     payload: idOnly,
     policy: repeatable,
-    async precheck(db, p) {
-      await requireLive(db, 'invoices', [p.id]);
+    async precheck(mirror, p) {
+      await requireLive(mirror, 'invoices', [p.id]);
     },
     async run(ctx, p) {
       const pdf = await ctx.api.getInvoicePdf(p.id);
       const sha256 = createHash('sha256').update(pdf).digest('hex');
-      const [row] = await mirrorRows(ctx.db, 'invoices', [p.id]).then((rows) => [...rows.values()]);
+      const [row] = await mirrorRows(ctx, 'invoices', [p.id]).then((rows) => [...rows.values()]);
       const archived = {
         invoicenr: row ? String(row.invoicenr ?? '') || null : null,
         pdf,
@@ -394,8 +392,8 @@ export const KINDS = {
       };
       await ctx.db
         .insertInto('invoice_pdfs')
-        .values({ invoice_id: p.id, ...archived })
-        .onConflict((oc) => oc.column('invoice_id').doUpdateSet(archived))
+        .values({ account_id: ctx.accountId, invoice_id: p.id, ...archived })
+        .onConflict((oc) => oc.columns(['account_id', 'invoice_id']).doUpdateSet(archived))
         .execute();
       return { result: { id: p.id, size_bytes: pdf.length, sha256 }, touched: [] };
     },
@@ -444,8 +442,8 @@ async function reconcilePayment(
 }
 
 /** Payments and reminders are for open invoices (the catalogue's rule: something open, not written off). */
-async function requireOpen(db: Kysely<Database>, invoiceId: number, what: string): Promise<void> {
-  const row = (await requireLive(db, 'invoices', [invoiceId])).get(invoiceId);
+async function requireOpen(mirror: AccountMirror, invoiceId: number, what: string): Promise<void> {
+  const row = (await requireLive(mirror, 'invoices', [invoiceId])).get(invoiceId);
   if (!row || invoiceIsOpen(row)) return; // no row: the mirror cannot tell, the service decides
   const why = isWrittenOff(row)
     ? `is written off as uncollectible (${String(row.uncollectible)})`
@@ -454,8 +452,8 @@ async function requireOpen(db: Kysely<Database>, invoiceId: number, what: string
 }
 
 /** Approval and custom status exist only on sent quotations (spec 3.1). */
-async function requireSent(db: Kysely<Database>, quotationId: number, what: string): Promise<void> {
-  const state = await quotationState(db, quotationId);
+async function requireSent(mirror: AccountMirror, quotationId: number, what: string): Promise<void> {
+  const state = await quotationState(mirror, quotationId);
   if (state && !state.sent)
     throw new PrecheckError(
       `quotation ${quotationId} is a draft (not sent); only a sent quotation can ${what}. Send it first (send_quotation)`,

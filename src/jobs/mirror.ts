@@ -2,7 +2,8 @@
  * What the mirror knows about a record, for the checks a job makes before any call. Only positive
  * evidence stops a job: a record the mirror marked deleted, or one missing although its entity
  * has had a complete pull. A mirror that never pulled the entity cannot tell, and the service
- * decides.
+ * decides. Every read is of the job's account: ids are the service's, so invoice 12 of one
+ * account says nothing about invoice 12 of another.
  */
 import { sql, type Kysely } from 'kysely';
 import { entityNamed, type SingleReadEntity } from '../catalog/index.js';
@@ -11,16 +12,26 @@ import { PrecheckError } from './errors.js';
 
 type Row = Record<string, unknown> & { deleted_at: Date | null };
 
-/** Rows of the mirror by key (deleted ones included). */
+/**
+ * One account's part of the mirror: the connection to read it on and the account whose rows
+ * count. A JobContext is one, so handlers pass their context as it is.
+ */
+export interface AccountMirror {
+  db: Kysely<Database>;
+  accountId: number;
+}
+
+/** Rows of the account's mirror by key (deleted ones included). */
 export async function mirrorRows(
-  db: Kysely<Database>,
+  mirror: AccountMirror,
   entity: SingleReadEntity,
   ids: number[],
 ): Promise<Map<number, Row>> {
   if (ids.length === 0) return new Map();
   const key = entityNamed(entity).key;
-  const { rows } =
-    await sql<Row>`select * from ${sql.table(entity)} where ${sql.ref(key)} = any(${sql.val(ids)}::int[])`.execute(db);
+  const { rows } = await sql<Row>`
+    select * from ${sql.table(entity)}
+     where account_id = ${mirror.accountId} and ${sql.ref(key)} = any(${sql.val(ids)}::int[])`.execute(mirror.db);
   return new Map(rows.map((row) => [Number(row[key]), row]));
 }
 
@@ -29,11 +40,11 @@ export async function mirrorRows(
  * live rows it has (an id the mirror cannot speak for is simply missing from the map).
  */
 export async function requireLive(
-  db: Kysely<Database>,
+  mirror: AccountMirror,
   entity: SingleReadEntity,
   ids: number[],
 ): Promise<Map<number, Row>> {
-  const rows = await mirrorRows(db, entity, ids);
+  const rows = await mirrorRows(mirror, entity, ids);
   const label = entityNamed(entity).label;
   const deleted = ids.filter((id) => rows.get(id)?.deleted_at);
   if (deleted.length > 0) {
@@ -44,7 +55,7 @@ export async function requireLive(
   }
   const missing = ids.filter((id) => !rows.has(id));
   if (missing.length > 0) {
-    const pulled = await lastCompletePullOf(db, entity);
+    const pulled = await lastCompletePullOf(mirror.db, mirror.accountId, entity);
     if (pulled) {
       throw new PrecheckError(
         `${label} ${missing.join(', ')} ${missing.length === 1 ? 'is' : 'are'} not in the mirror (last complete pull of ${entity} at ${pulled.toISOString()}); run 'invoice-mirror sync' first if ${missing.length === 1 ? 'it was' : 'they were'} created since`,
@@ -56,10 +67,10 @@ export async function requireLive(
 
 /** A quotation's state as the mirror has it (undefined when the mirror cannot tell). */
 export async function quotationState(
-  db: Kysely<Database>,
+  mirror: AccountMirror,
   id: number,
 ): Promise<{ sent: boolean; approved: boolean } | undefined> {
-  const row = (await requireLive(db, 'quotations', [id])).get(id);
+  const row = (await requireLive(mirror, 'quotations', [id])).get(id);
   if (!row) return undefined;
   const approved = row.approved;
   return {

@@ -2,9 +2,12 @@
  * What happens to a job after an attempt that did not succeed:
  * - refused (bad payload, the mirror's checks, 400, the 403 "client has documents", 404):
  *   `failed` at once, with the service's text, never retried;
- * - retryable (5xx, network, rejected credentials): `queued` again with exponential backoff in
- *   `run_after`, until `max_attempts`;
+ * - retryable (5xx, network): `queued` again with exponential backoff in `run_after`, until
+ *   `max_attempts`;
  * - rate limited: `queued` until the pause ends, without spending an attempt;
+ * - the account's key refused (401): `queued` without spending an attempt. The key is wrong for
+ *   every job of the account, not this one: the runner puts the account in `refused` and stops,
+ *   and the job runs once a person resumes the account;
  * - unknown outcome of a call that is not safe to repeat (a send, a create): `interrupted`, until
  *   a person runs `jobs retry ID`.
  */
@@ -56,6 +59,14 @@ export function classifyFailure(
   const idempotent = kind?.policy.repeatable ?? true;
 
   if (root instanceof UnresolvedOutcomeError) return { status: 'interrupted', message };
+  if (root instanceof AuthenticationError) {
+    return {
+      status: 'queued',
+      message: `${message}: the account's API key was refused; the job waits for the account to be resumed (not counted as an attempt)`,
+      delayMs: 0,
+      spendsAttempt: false,
+    };
+  }
   if (root instanceof RateLimitedError) {
     return {
       status: 'queued',
@@ -66,12 +77,7 @@ export function classifyFailure(
   }
   if (root instanceof UnknownOutcomeError && !idempotent)
     return { status: 'interrupted', message: `${message}${interruptedAdvice(job.id, kind)}` };
-  if (
-    root instanceof ApiError &&
-    !root.retryable &&
-    !(root instanceof AuthenticationError) &&
-    !(root instanceof UnknownOutcomeError)
-  ) {
+  if (root instanceof ApiError && !root.retryable && !(root instanceof UnknownOutcomeError)) {
     return { status: 'failed', message };
   }
   if (!(root instanceof ApiError)) {
@@ -86,4 +92,10 @@ export function classifyFailure(
   if (job.attempts >= job.max_attempts)
     return { status: 'failed', message: `gave up after ${job.attempts} attempts: ${message}` };
   return { status: 'queued', message, delayMs: backoffDelay(job.attempts, backoff), spendsAttempt: true };
+}
+
+/** The 401 behind a failure, if it was one: the service refused the account's key (see the module comment). */
+export function refusedKey(error: unknown): AuthenticationError | null {
+  const root = error instanceof JobFailure ? error.cause : error;
+  return root instanceof AuthenticationError ? root : null;
 }

@@ -2,12 +2,17 @@
  * The `jobs` table as a queue: queue (validated, with idempotency keys), claim, finish, recover,
  * retry, cancel, list. Statuses: queued → running → succeeded | failed | queued (retry later) |
  * interrupted (outcome unknown, waits for `jobs retry`); queued | interrupted → cancelled.
+ *
+ * Every job belongs to an account. Queuing, claiming and recovering are per account (a job is
+ * checked against its account's mirror, a runner takes its account's jobs, idempotency keys are
+ * unique per account); steering is by id, which is unique across accounts.
  */
-import { sql, type Kysely } from 'kysely';
-import { closeOrphanedRuns, jsonb, type Database, type JobStatus } from '../db/index.js';
+import { sql, type Kysely, type RawBuilder } from 'kysely';
+import { closeOrphanedRuns, inScope, jsonb, type AccountScope, type Database, type JobStatus } from '../db/index.js';
 import { unstorableValues } from '../api/index.js';
 import { JobStateError, PayloadError, PrecheckError } from './errors.js';
 import { kindNamed, parseJob, type JobKind, type JobRow } from './kinds.js';
+import type { AccountMirror } from './mirror.js';
 import type { Disposition } from './outcome.js';
 import { repeatable } from './policies/repeatable.js';
 import type { RetryDecisions } from './types.js';
@@ -40,8 +45,8 @@ export interface NewJob {
 const NOT_YET_RUN = { id: 0, attempts: 0, max_attempts: 1, result: null };
 
 /** The kind's pre-check of a job not queued yet (throws its PrecheckError). */
-function precheckNew(db: Kysely<Database>, kind: JobKind, kindName: string, payload: unknown): Promise<void> {
-  return kind.precheck?.(db, payload, { ...NOT_YET_RUN, kind: kindName, payload }) ?? Promise.resolve();
+function precheckNew(mirror: AccountMirror, kind: JobKind, kindName: string, payload: unknown): Promise<void> {
+  return kind.precheck?.(mirror, payload, { ...NOT_YET_RUN, kind: kindName, payload }) ?? Promise.resolve();
 }
 
 /**
@@ -50,13 +55,14 @@ function precheckNew(db: Kysely<Database>, kind: JobKind, kindName: string, payl
  */
 export async function precheckRefusal(
   db: Kysely<Database>,
+  accountId: number,
   kindName: string,
   payload: unknown,
 ): Promise<string | null> {
   const kind = kindNamed(kindName);
   if (!kind) return null;
   try {
-    await precheckNew(db, kind, kindName, payload);
+    await precheckNew({ db, accountId }, kind, kindName, payload);
     return null;
   } catch (error) {
     if (error instanceof PrecheckError) return error.message;
@@ -65,10 +71,15 @@ export async function precheckRefusal(
 }
 
 /**
- * Validates the payload (PayloadError naming the field) and queues the job. With an idempotency
- * key that is already taken by the same action, returns that job (`created: false`).
+ * Validates the payload (PayloadError naming the field) and queues the job for the account,
+ * checked against the account's mirror. With an idempotency key the account already used for the
+ * same action, returns that job (`created: false`); another account's key is another key.
  */
-export async function addJob(db: Kysely<Database>, job: NewJob): Promise<{ id: number; created: boolean }> {
+export async function addJob(
+  db: Kysely<Database>,
+  accountId: number,
+  job: NewJob,
+): Promise<{ id: number; created: boolean }> {
   const { kind, payload } = parseJob(job.kind, job.payload);
   const unstorable = unstorableValues(job.payload);
   if (unstorable.length > 0) {
@@ -83,25 +94,28 @@ export async function addJob(db: Kysely<Database>, job: NewJob): Promise<{ id: n
     unstorableValues(job.idempotencyKey).length > 0
   )
     throw new PayloadError('--key: holds a character Postgres cannot store (NUL or half a surrogate pair)');
+  await requireQueueable(db, accountId);
   // What the mirror already shows to be impossible is refused now, with the reason the runner would give.
-  if (!job.force) await precheckNew(db, kind, job.kind, payload);
+  if (!job.force) await precheckNew({ db, accountId }, kind, job.kind, payload);
   const key = job.idempotencyKey ?? null;
   const inserted = await db
     .insertInto('jobs')
     .values({
+      account_id: accountId,
       kind: job.kind,
       payload: jsonb(job.payload),
       idempotency_key: key,
       ...(job.maxAttempts !== undefined ? { max_attempts: job.maxAttempts } : {}),
       ...(job.runAfter !== undefined ? { run_after: job.runAfter } : {}),
     })
-    .onConflict((oc) => oc.column('idempotency_key').doNothing())
+    .onConflict((oc) => oc.columns(['account_id', 'idempotency_key']).doNothing())
     .returning('id')
     .executeTakeFirst();
   if (inserted) return { id: Number(inserted.id), created: true };
   const existing = await db
     .selectFrom('jobs')
     .select(['id', 'kind', sql<boolean>`payload = ${jsonb(job.payload)}`.as('same_payload')])
+    .where('account_id', '=', accountId)
     .where('idempotency_key', '=', key)
     .executeTakeFirstOrThrow();
   if (existing.kind !== job.kind || !existing.same_payload) {
@@ -113,15 +127,25 @@ export async function addJob(db: Kysely<Database>, job: NewJob): Promise<{ id: n
 }
 
 /**
- * Takes the next runnable job (by `run_after`, then `id`) and marks it running. SKIP LOCKED keeps
- * concurrent claimers apart; the runner's advisory lock keeps them from running side by side.
+ * An account's jobs wait while the account is not active (paused by a person, its key refused by
+ * the service): a runner of it, in any process, claims nothing and sleeps until its next poll.
  */
-export async function claimNext(db: Kysely<Database>): Promise<JobRow | undefined> {
+function accountActive(accountId: number): RawBuilder<boolean> {
+  return sql<boolean>`exists (select from accounts a where a.id = ${accountId} and a.state = 'active')`;
+}
+
+/**
+ * Takes the account's next runnable job (by `run_after`, then `id`) and marks it running. SKIP
+ * LOCKED keeps concurrent claimers apart; the runner's advisory lock keeps them from running side
+ * by side.
+ */
+export async function claimNext(db: Kysely<Database>, accountId: number): Promise<JobRow | undefined> {
   const { rows } = await sql<JobRow>`
     update jobs set status = 'running', attempts = attempts + 1, started_at = clock_timestamp(), finished_at = null
-    where id = (
-      select id from jobs where status = 'queued' and run_after <= now()
-      order by run_after, id limit 1 for update skip locked
+    where account_id = ${accountId} and id = (
+      select id from jobs
+       where account_id = ${accountId} and status = 'queued' and run_after <= now() and ${accountActive(accountId)}
+       order by run_after, id limit 1 for update skip locked
     )
     returning id, kind, payload, attempts, max_attempts, result`.execute(db);
   const row = rows[0];
@@ -189,9 +213,10 @@ export async function markUnsuccessful(db: Kysely<Database>, job: JobRow, dispos
 }
 
 /**
- * Jobs left `running` by a worker that died. Call only while holding the job lock: then no live
- * worker is running any job, so every `running` row is an orphan. Idempotent kinds go back to
- * the queue (the lost attempt counts); the others become `interrupted`. Returns what it did.
+ * The account's jobs left `running` by a worker that died. Call only while holding the account's
+ * job lock: then no live worker is running a job of the account, so every `running` row of it is
+ * an orphan. Idempotent kinds go back to the queue (the lost attempt counts); the others become
+ * `interrupted`. Returns what it did.
  */
 export interface RecoveredJob {
   id: number;
@@ -200,10 +225,11 @@ export interface RecoveredJob {
   message: string;
 }
 
-export async function recoverOrphans(db: Kysely<Database>): Promise<RecoveredJob[]> {
+export async function recoverOrphans(db: Kysely<Database>, accountId: number): Promise<RecoveredJob[]> {
   const orphans = await db
     .selectFrom('jobs')
     .select(['id', 'kind', 'payload', 'attempts', 'max_attempts', 'result'])
+    .where('account_id', '=', accountId)
     .where('status', '=', 'running')
     .execute();
   const recovered: RecoveredJob[] = [];
@@ -217,8 +243,9 @@ export async function recoverOrphans(db: Kysely<Database>): Promise<RecoveredJob
     await markUnsuccessful(db, job, disposition);
     recovered.push({ id: job.id, kind: job.kind, status: disposition.status, message: disposition.message });
   }
-  // Under the job lock no live runner is in a job, so a refresh run still open was a dead worker's.
-  await closeOrphanedRuns(db, ['refresh'], 'interrupted: the worker stopped before the refresh finished');
+  // Under the account's job lock no live runner is in a job of it, so a refresh run of the
+  // account still open was a dead worker's.
+  await closeOrphanedRuns(db, accountId, ['refresh'], 'interrupted: the worker stopped before the refresh finished');
   return recovered;
 }
 
@@ -298,54 +325,88 @@ async function stateError(db: Kysely<Database>, id: number, verb: string, allowe
   );
 }
 
+/** A job by its id (unique across accounts), with its account's name (`account`). */
 export async function getJob(db: Kysely<Database>, id: number) {
-  const row = await db.selectFrom('jobs').selectAll().where('id', '=', id).executeTakeFirst();
+  const row = await db
+    .selectFrom('jobs')
+    .innerJoin('accounts', 'accounts.id', 'jobs.account_id')
+    .selectAll('jobs')
+    .select('accounts.name as account')
+    .where('jobs.id', '=', id)
+    .executeTakeFirst();
   if (!row) throw new JobStateError(`no job ${id}`);
   return { ...row, id: Number(row.id) };
 }
 
-/** The newest jobs, optionally of one status and kind; `offset` pages back. */
+/**
+ * The newest jobs of the accounts in scope (default: all), optionally of one status and kind,
+ * each with its account's name (`account`); `offset` pages back.
+ */
 export async function listJobs(
   db: Kysely<Database>,
-  options: { status?: JobStatus; kind?: string; limit?: number; offset?: number } = {},
+  options: { status?: JobStatus; kind?: string; limit?: number; offset?: number; scope?: AccountScope } = {},
 ) {
   let query = db
     .selectFrom('jobs')
+    .innerJoin('accounts', 'accounts.id', 'jobs.account_id')
     .select([
-      'id',
-      'kind',
-      'status',
-      'attempts',
-      'max_attempts',
-      'run_after',
-      'created_at',
-      'finished_at',
-      'last_error',
+      'jobs.id',
+      'jobs.account_id',
+      'accounts.name as account',
+      'jobs.kind',
+      'jobs.status',
+      'jobs.attempts',
+      'jobs.max_attempts',
+      'jobs.run_after',
+      'jobs.created_at',
+      'jobs.finished_at',
+      'jobs.last_error',
     ])
-    .orderBy('id', 'desc')
+    .where(inScope(options.scope ?? 'all', 'jobs.account_id'))
+    .orderBy('jobs.id', 'desc')
     .limit(options.limit ?? 50)
     .offset(options.offset ?? 0);
-  if (options.status) query = query.where('status', '=', options.status);
-  if (options.kind) query = query.where('kind', '=', options.kind);
+  if (options.status) query = query.where('jobs.status', '=', options.status);
+  if (options.kind) query = query.where('jobs.kind', '=', options.kind);
   return query.execute();
 }
 
 /**
- * Milliseconds until the next queued job becomes runnable, by the database's clock (≤ 0: one is
- * runnable now; null: none queued). Asked as a delay, not a time, so this process's clock never enters.
+ * Milliseconds until the account's next queued job becomes runnable, by the database's clock
+ * (≤ 0: one is runnable now; null: none queued, or the account is not active). Asked as a delay,
+ * not a time, so this process's clock never enters.
  */
-export async function msUntilNextDue(db: Kysely<Database>): Promise<number | null> {
+export async function msUntilNextDue(db: Kysely<Database>, accountId: number): Promise<number | null> {
   const { rows } = await sql<{ ms: number | null }>`
     select extract(epoch from min(run_after) - now())::float8 * 1000 as ms
-      from jobs where status = 'queued'`.execute(db);
+      from jobs where account_id = ${accountId} and status = 'queued' and ${accountActive(accountId)}`.execute(db);
   const ms = rows[0]?.ms;
   return ms === null || ms === undefined ? null : Number(ms);
 }
 
-/** How many jobs are in each status (statuses with none are left out). */
-export async function hasRunnable(db: Kysely<Database>): Promise<boolean> {
-  const { rows } = await sql<{
-    any: boolean;
-  }>`select exists (select 1 from jobs where status = 'queued' and run_after <= now()) as any`.execute(db);
+/** Whether the account has a job runnable now (false while the account is not active). */
+export async function hasRunnable(db: Kysely<Database>, accountId: number): Promise<boolean> {
+  const { rows } = await sql<{ any: boolean }>`
+    select exists (
+      select 1 from jobs
+       where account_id = ${accountId} and status = 'queued' and run_after <= now() and ${accountActive(accountId)}
+    ) as any`.execute(db);
   return rows[0]?.any === true;
+}
+
+/**
+ * A job may be queued for an account that exists and is not removed (a paused or refused
+ * account's jobs wait for it to be resumed).
+ */
+async function requireQueueable(db: Kysely<Database>, accountId: number): Promise<void> {
+  const account = await db
+    .selectFrom('accounts')
+    .select(['name', 'state'])
+    .where('id', '=', accountId)
+    .executeTakeFirst();
+  if (!account) throw new JobStateError(`no account with id ${accountId}`);
+  if (account.state === 'removed')
+    throw new JobStateError(
+      `account ${account.name} is removed (its rows are kept, read-only); no job can be queued for it`,
+    );
 }

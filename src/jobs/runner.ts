@@ -1,32 +1,41 @@
 /**
- * The job runner: takes queued jobs one at a time and carries them out.
+ * The job runner of one account: takes the account's queued jobs one at a time and carries them
+ * out with the account's client (its own rate gate, hourly budget and quota pause). The runners
+ * of different accounts run side by side; each account's jobs run one at a time.
  *
- * One job at a time across every process on the database: a job runs only while its runner holds
- * the session advisory lock `lockKey(schema, 'jobs')`, on a connection pinned for the whole job
- * (claim, calls, refresh and finish all run on it). Another runner, in this process or another,
- * queues for the lock (at most LOCK_WAIT_MS per try, so `stop()` stays prompt; Postgres grants
- * waiters in order, so runners take turns); a runner that dies loses its session and so the
- * lock. Holding the lock also proves that no live runner is in the middle of a job, which is
- * when jobs left `running` by a dead worker are recovered. The embedded database is a real
- * server too, so the same holds there.
+ * One job at a time per account across every process on the database: a job runs only while its
+ * runner holds the session advisory lock `lockKey(schema, 'jobs', accountId)`, on a connection
+ * pinned for the whole job (claim, calls, refresh and finish all run on it). Another runner of
+ * the account, in this process or another, queues for the lock (at most LOCK_WAIT_MS per try, so
+ * `stop()` stays prompt; Postgres grants waiters in order, so runners take turns); a runner that
+ * dies loses its session and so the lock. Holding the lock also proves that no live runner is in
+ * the middle of a job of the account, which is when the account's jobs left `running` by a dead
+ * worker are recovered. The embedded database is a real server too, so the same holds there.
  *
- * `start()` runs jobs as they come: LISTEN on `<schema>_jobs` (the trigger of 0001 notifies on
- * every queued job) with a polling backstop that also wakes for jobs waiting out a backoff.
+ * When the service refuses the account's key (401), the runner puts the account in `refused`,
+ * leaves the job queued without spending its attempt, and stops (event `refused`): every job of
+ * the account would be refused the same way. A runner claims only while its account is active,
+ * so a pause or a refusal recorded by any process holds every runner of the account.
+ *
+ * `start()` runs jobs as they come: woken when a job of the account is queued (wakeups.ts: one
+ * LISTEN per process) with a polling backstop that also wakes for jobs waiting out a backoff.
  * `runUntilEmpty()` drains what is runnable now and returns.
  */
 import { EventEmitter } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Logger } from 'pino';
-import type { InvoicingClient } from '../api/index.js';
+import type { AuthenticationError, InvoicingClient } from '../api/index.js';
+import { setAccountState, type Account } from '../accounts/store.js';
 import type { Config } from '../config.js';
 import { lockKey, type Database, type DatabaseHandle } from '../db/index.js';
 import { errorMessage } from '../errors.js';
 import { logger as defaultLogger } from '../log.js';
+import { accountLogger } from '../service-client.js';
 import { refreshRecords, type RefreshTarget } from '../sync/index.js';
 import { JobFailure } from './errors.js';
 import { kindNamed, parseJob, type JobContext, type JobRow } from './kinds.js';
-import { DEFAULT_BACKOFF, classifyFailure, type Backoff } from './outcome.js';
+import { DEFAULT_BACKOFF, classifyFailure, refusedKey, type Backoff } from './outcome.js';
 import {
   claimNext,
   hasRunnable,
@@ -38,9 +47,13 @@ import {
   recoverOrphans,
   saveProgress,
 } from './queue.js';
+import { subscribeWakeups } from './wakeups.js';
 
 export interface RunnerDeps {
   database: DatabaseHandle;
+  /** The account whose jobs it runs. */
+  account: Pick<Account, 'id' | 'name'>;
+  /** The account's client (createApiClient(app, account)). */
   client: InvoicingClient;
   config: Config;
   logger?: Logger;
@@ -51,12 +64,22 @@ export interface RunnerDeps {
 /** Emitted as `finished` after every attempt, for metrics. */
 export interface JobFinished {
   id: number;
+  /** The account's name. */
+  account: string;
   kind: string;
   /** `queued`: it will be tried again later (after a backoff or a rate-limit pause). */
   status: 'succeeded' | 'failed' | 'queued' | 'interrupted';
   attempt: number;
   durationMs: number;
   error?: string;
+}
+
+/** Emitted as `refused` when the service refused the account's key: the runner has stopped. */
+export interface AccountRefused {
+  accountId: number;
+  account: string;
+  /** As recorded in `accounts.state_reason`. */
+  reason: string;
 }
 
 type Step = 'empty' | 'busy' | JobFinished;
@@ -75,6 +98,8 @@ const STALL_ROUNDS = 3;
 const STALL_MARGIN_MS = 5_000;
 
 export class JobRunner extends EventEmitter {
+  /** The account whose jobs it runs. */
+  readonly account: Pick<Account, 'id' | 'name'>;
   private readonly database: DatabaseHandle;
   private readonly db: Kysely<Database>;
   /** Fails with RateLimitedError instead of waiting out a quota pause: the job waits in the table. */
@@ -93,15 +118,17 @@ export class JobRunner extends EventEmitter {
   private listening: Promise<(() => Promise<void>) | undefined> | undefined;
   private readonly inFlight = new Set<Promise<unknown>>();
   private databaseTrouble: { since: Date; error: string } | null = null;
+  private refusal: string | null = null;
   /** When the loop last came round (monotonic ms): each pass, each job's end, each sleep armed. */
   private lastRound = performance.now();
 
   constructor(deps: RunnerDeps) {
     super();
+    this.account = { id: deps.account.id, name: deps.account.name };
     this.database = deps.database;
     this.db = deps.database.db;
     this.api = deps.client.withoutWaiting();
-    this.log = (deps.logger ?? defaultLogger).child({ module: 'jobs' });
+    this.log = accountLogger(deps.logger ?? defaultLogger, deps.account).child({ module: 'jobs' });
     this.backoff = deps.backoff ?? DEFAULT_BACKOFF;
     this.pollMs = deps.config.jobs.pollIntervalMs;
     this.settleMs = deps.config.jobs.settleMs;
@@ -110,6 +137,11 @@ export class JobRunner extends EventEmitter {
   /** The id of the job being carried out right now, if any. */
   get current(): number | null {
     return this.currentId;
+  }
+
+  /** Why the runner stopped for good: the service refused the account's key (null: it did not). */
+  get refused(): string | null {
+    return this.refusal;
   }
 
   /** Null while the runner can work; else since when and why it cannot reach the database. */
@@ -129,30 +161,39 @@ export class JobRunner extends EventEmitter {
     return forMs > expectedMs + STALL_MARGIN_MS ? { forMs, expectedMs } : null;
   }
 
-  /** `finished`: after every attempt. `recovered`: a job a dead worker left running was re-queued, failed or interrupted. */
+  /**
+   * `finished`: after every attempt. `recovered`: a job a dead worker left running was re-queued,
+   * failed or interrupted. `refused`: the service refused the account's key; the runner stopped.
+   */
   override on(event: 'finished', listener: (job: JobFinished) => void): this;
   override on(event: 'recovered', listener: (job: RecoveredJob) => void): this;
+  override on(event: 'refused', listener: (refused: AccountRefused) => void): this;
   override on(event: string, listener: (...args: any[]) => void): this {
     return super.on(event, listener);
   }
 
-  /** Runs jobs until none is runnable now (waiting while another runner holds the lock). `failed` counts failed and interrupted jobs. */
-  async runUntilEmpty(): Promise<{ ran: number; failed: number }> {
+  /**
+   * Runs the account's jobs until none is runnable now (waiting while another runner of the
+   * account holds the lock). `failed` counts failed and interrupted jobs; `refused` is there when
+   * the service refused the account's key, which stopped the run.
+   */
+  async runUntilEmpty(): Promise<{ ran: number; failed: number; refused?: string }> {
     this.stopping = false;
+    this.refusal = null;
     let ran = 0;
     let failed = 0;
     while (!this.stopping) {
       const step = await this.track(this.runOne());
       if (step === 'empty') break;
       if (step === 'busy') {
-        if (!(await hasRunnable(this.db))) break;
+        if (!(await hasRunnable(this.db, this.account.id))) break;
         await sleep(BUSY_RETRY_MS);
         continue;
       }
       ran++;
       if (step.status === 'failed' || step.status === 'interrupted') failed++;
     }
-    return { ran, failed };
+    return this.refusal === null ? { ran, failed } : { ran, failed, refused: this.refusal };
   }
 
   /** Runs jobs as they come until `stop()`: woken by NOTIFY, with polling as a backstop. */
@@ -160,19 +201,9 @@ export class JobRunner extends EventEmitter {
     if (this.started) return;
     this.started = true;
     this.stopping = false;
+    this.refusal = null;
     this.lastRound = performance.now();
-    const channel = `${this.database.schema}_jobs`;
-    // Every (re)subscription wakes the runner: jobs may have been queued while it could not hear.
-    this.listening = this.database
-      .listen(
-        channel,
-        () => this.wake(),
-        () => this.wake(),
-      )
-      .catch((error: unknown) => {
-        this.log.warn({ channel, error: errorMessage(error) }, 'cannot LISTEN for new jobs; polling only');
-        return undefined;
-      });
+    this.listening = Promise.resolve(subscribeWakeups(this.database, this.account.id, () => this.wake(), this.log));
     this.wake();
   }
 
@@ -212,12 +243,12 @@ export class JobRunner extends EventEmitter {
         this.lastRound = performance.now();
         const step = await this.track(this.runOne());
         if (step === 'busy') {
-          nextMs = (await hasRunnable(this.db)) ? BUSY_RETRY_MS : this.pollMs;
+          nextMs = (await hasRunnable(this.db, this.account.id)) ? BUSY_RETRY_MS : this.pollMs;
           break;
         }
         if (step === 'empty') {
           // Sleep until the next job waiting out a backoff is due, or the polling backstop.
-          const dueInMs = await msUntilNextDue(this.db);
+          const dueInMs = await msUntilNextDue(this.db, this.account.id);
           if (dueInMs !== null) nextMs = Math.min(this.pollMs, Math.max(10, dueInMs));
           break;
         }
@@ -232,6 +263,17 @@ export class JobRunner extends EventEmitter {
     }
     this.lastRound = performance.now();
     if (!this.stopping) this.timer = setTimeout(() => this.wake(), nextMs);
+    // A refused key stopped it for good: let go of the wakeups (stop() waits for this pass to end).
+    else if (this.refusal !== null && this.started) void this.stop();
+  }
+
+  /** Emits an event; a listener that throws is logged, and never passes for database trouble. */
+  private tell(event: 'finished' | 'recovered' | 'refused', payload: unknown): void {
+    try {
+      this.emit(event, payload);
+    } catch (error) {
+      this.log.error({ event, error: errorMessage(error) }, 'a listener of the job runner failed');
+    }
   }
 
   private track<T>(promise: Promise<T>): Promise<T> {
@@ -239,20 +281,20 @@ export class JobRunner extends EventEmitter {
     return promise.finally(() => this.inFlight.delete(promise));
   }
 
-  /** Under the job lock: recover orphans, claim the next job, carry it out. */
+  /** Under the account's job lock: recover its orphans, claim its next job, carry it out. */
   private runOne(): Promise<Step> {
     return this.db.connection().execute(async (conn) => {
-      const key = lockKey(this.database.schema, 'jobs');
+      const key = lockKey(this.database.schema, 'jobs', this.account.id);
       if (!(await this.lock(conn, key))) return 'busy';
       try {
-        for (const job of await recoverOrphans(conn)) {
+        for (const job of await recoverOrphans(conn, this.account.id)) {
           this.log.warn(
             { jobId: job.id, kind: job.kind, status: job.status, error: job.message },
             'recovered a job left running by a worker that stopped',
           );
-          this.emit('recovered', job);
+          this.tell('recovered', job);
         }
-        const job = await claimNext(conn);
+        const job = await claimNext(conn, this.account.id);
         if (!job) return 'empty';
         // The claim above committed durably. What the job writes after it (progress, the
         // mirror refresh, the outcome) may commit without waiting for the WAL flush, which is
@@ -294,13 +336,15 @@ export class JobRunner extends EventEmitter {
     const started = performance.now();
     const requestsBefore = this.api.requestsMade;
     const log = this.log.child({ jobId: job.id, kind: job.kind, attempt: job.attempts });
+    const accountId = this.account.id;
     this.currentId = job.id;
     let finished: JobFinished;
     try {
       const { kind, payload } = parseJob(job.kind, job.payload);
-      await kind.precheck?.(db, payload, job);
+      await kind.precheck?.({ db, accountId }, payload, job);
       const ctx: JobContext = {
         db,
+        accountId,
         api: this.api,
         job,
         log,
@@ -310,51 +354,81 @@ export class JobRunner extends EventEmitter {
       const outcome = await kind.policy.execute(ctx, kind, payload);
       const refresh = await this.refresh(db, outcome.touched, log);
       await markSucceeded(db, job.id, { ...outcome.result, refresh });
-      finished = { id: job.id, kind: job.kind, status: 'succeeded', attempt: job.attempts, durationMs: 0 };
+      finished = this.outcomeOf(job, 'succeeded');
       log.info({ ms: Math.round(performance.now() - started) }, 'job succeeded');
     } catch (error) {
-      const kind = kindNamed(job.kind);
-      const disposition = classifyFailure(error, job, kind, this.api.requestsMade > requestsBefore, this.backoff);
-      const recorded = kind?.policy.afterFailure(job, disposition);
-      if (recorded) await mergeResult(db, job.id, recorded);
-      if (error instanceof JobFailure && error.touched.length > 0) {
-        await mergeResult(db, job.id, { refresh: await this.refresh(db, error.touched, log) });
-      }
-      await markUnsuccessful(db, job, disposition);
-      finished = {
-        id: job.id,
-        kind: job.kind,
-        status: disposition.status,
-        attempt: job.attempts,
-        durationMs: 0,
-        error: disposition.message,
-      };
-      const level = disposition.status === 'queued' ? 'info' : 'warn';
-      log[level](
-        {
-          status: disposition.status,
-          error: disposition.message,
-          ...(disposition.status === 'queued'
-            ? { runAfter: new Date(Date.now() + disposition.delayMs).toISOString() }
-            : {}),
-        },
-        `job ${disposition.status === 'queued' ? 'will be retried' : disposition.status}`,
-      );
+      finished = await this.recordFailure(db, job, error, this.api.requestsMade > requestsBefore, log);
     } finally {
       this.currentId = null;
       this.lastRound = performance.now();
     }
     finished.durationMs = Math.round(performance.now() - started);
-    this.emit('finished', finished);
+    this.tell('finished', finished);
     return finished;
   }
 
-  /** Re-reads the touched records into the mirror; a failure here does not fail the job (the next sync catches up). */
+  private outcomeOf(job: JobRow, status: JobFinished['status'], error?: string): JobFinished {
+    const base = { id: job.id, account: this.account.name, kind: job.kind, status, attempt: job.attempts };
+    return { ...base, durationMs: 0, ...(error === undefined ? {} : { error }) };
+  }
+
+  /** Records an attempt that did not succeed as its disposition says; a refused key also refuses the account. */
+  private async recordFailure(
+    db: Kysely<Database>,
+    job: JobRow,
+    error: unknown,
+    callsMade: boolean,
+    log: Logger,
+  ): Promise<JobFinished> {
+    const kind = kindNamed(job.kind);
+    const disposition = classifyFailure(error, job, kind, callsMade, this.backoff);
+    const recorded = kind?.policy.afterFailure(job, disposition);
+    if (recorded) await mergeResult(db, job.id, recorded);
+    if (error instanceof JobFailure && error.touched.length > 0) {
+      await mergeResult(db, job.id, { refresh: await this.refresh(db, error.touched, log) });
+    }
+    await markUnsuccessful(db, job, disposition);
+    const refused = refusedKey(error);
+    if (refused) await this.refuse(db, refused, `job ${job.id} (${job.kind})`);
+    const level = disposition.status === 'queued' ? 'info' : 'warn';
+    log[level](
+      {
+        status: disposition.status,
+        error: disposition.message,
+        ...(disposition.status === 'queued'
+          ? { runAfter: new Date(Date.now() + disposition.delayMs).toISOString() }
+          : {}),
+      },
+      `job ${disposition.status === 'queued' ? 'will be retried' : disposition.status}`,
+    );
+    return this.outcomeOf(job, disposition.status, disposition.message);
+  }
+
+  /**
+   * The service refused the account's key: the account becomes `refused` (in the database, so
+   * every process and the console see it and say what to do) and this runner stops taking jobs.
+   * The other accounts' runners go on.
+   */
+  private async refuse(db: Kysely<Database>, error: AuthenticationError, during: string): Promise<void> {
+    const at = new Date().toISOString().slice(0, 16).replace('T', ' ');
+    const reason = `the service answered ${error.status ?? 401} Unauthorized to ${during} at ${at} UTC`;
+    await setAccountState(db, this.account.id, 'refused', reason);
+    this.refusal = reason;
+    this.stopping = true;
+    this.log.error({ reason }, "the service refused the account's API key; its jobs wait until the account is resumed");
+    this.tell('refused', { accountId: this.account.id, account: this.account.name, reason } satisfies AccountRefused);
+  }
+
+  /**
+   * Re-reads the touched records into the account's mirror; a failure here does not fail the job
+   * (the next sync catches up). A read refused with 401 is one of the refresh's record errors: the
+   * account's next call (a job's or a pull's) refuses the account.
+   */
   private async refresh(db: Kysely<Database>, targets: RefreshTarget[], log: Logger): Promise<Record<string, unknown>> {
     if (targets.length === 0) return { skipped: 'nothing to re-read' };
     try {
-      const outcome = await refreshRecords({ db, client: this.api, logger: log }, targets);
-      const { runId, ...counts } = outcome;
+      const deps = { db, accountId: this.account.id, client: this.api, logger: log };
+      const { runId, ...counts } = await refreshRecords(deps, targets);
       return { run_id: runId, ...counts };
     } catch (error) {
       log.warn({ error: errorMessage(error) }, 'refresh after the job failed; the next sync will catch up');

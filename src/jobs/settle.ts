@@ -10,6 +10,7 @@
  */
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../db/index.js';
+import type { AccountMirror } from './mirror.js';
 
 /** The database's clock now, as an ISO timestamp (what a call records as its start). */
 export async function databaseNow(db: Kysely<Database>): Promise<string> {
@@ -49,10 +50,12 @@ function minutes(ms: number): string {
 
 /**
  * The day before a call, on whichever calendar is behind: ours, or the service's as the latest
- * send date in the mirror shows it (the sandbox's calendar, say, is fixed in the past).
+ * send date in the account's mirror shows it (the sandbox's calendar, say, is fixed in the past;
+ * each account is its own service, with its own calendar).
  */
-export async function dayBeforeCall(db: Kysely<Database>, startedAt: string): Promise<string> {
+export async function dayBeforeCall(mirror: AccountMirror, startedAt: string): Promise<string> {
   const { rows } = await sql<{ since: string }>`
-    select (least((select max(sent) from invoices), ${startedAt}::timestamptz::date) - 1)::text as since`.execute(db);
+    select (least((select max(sent) from invoices where account_id = ${mirror.accountId}),
+                  ${startedAt}::timestamptz::date) - 1)::text as since`.execute(mirror.db);
   return rows[0]!.since;
 }

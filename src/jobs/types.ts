@@ -11,6 +11,7 @@ import type { InvoicingClient } from '../api/index.js';
 import type { Database, JobStatus } from '../db/index.js';
 import type { RefreshTarget } from '../sync/index.js';
 import type { CallRecord } from './ledger.js';
+import type { AccountMirror } from './mirror.js';
 import type { Disposition } from './outcome.js';
 import type { Settling } from './settle.js';
 
@@ -25,10 +26,13 @@ export interface JobRow {
   result: unknown;
 }
 
-export interface JobContext {
-  /** The runner's connection (it holds the job lock). */
+/** A job's context is its account's mirror too: `mirrorRows(ctx, …)` reads the job's account. */
+export interface JobContext extends AccountMirror {
+  /** The runner's connection (it holds the account's job lock). */
   db: Kysely<Database>;
-  /** A client that fails with RateLimitedError instead of waiting out a quota pause. */
+  /** The account the job belongs to: every row it reads or writes is this account's. */
+  accountId: number;
+  /** The account's client; fails with RateLimitedError instead of waiting out a quota pause. */
   api: InvoicingClient;
   job: JobRow;
   /** Store partial progress in `result` at once, so it survives a crash. */
@@ -75,8 +79,8 @@ export interface JobKind<P = any> {
   observe?(ctx: JobContext, payload: P): Promise<Record<string, unknown>>;
   /** One line for `--help` and the README. */
   summary: string;
-  /** Throws PrecheckError when the mirror shows the action is impossible. */
-  precheck?(db: Kysely<Database>, payload: P, job: JobRow): Promise<void>;
+  /** Throws PrecheckError when the account's mirror shows the action is impossible. */
+  precheck?(mirror: AccountMirror, payload: P, job: JobRow): Promise<void>;
   run(ctx: JobContext, payload: P): Promise<HandlerOutcome>;
 }
 

@@ -23,9 +23,9 @@ const cliEnv = () => ({
   LOG_LEVEL: process.env.FAULT_LOG_LEVEL ?? 'silent',
 });
 
-/** The backend holding the mirror's advisory lock for `purpose` (jobs, service, sync), if any. */
+/** The backend holding the account's advisory lock for `purpose` (jobs, service, sync), if any. */
 async function lockHolder(purpose: 'jobs' | 'service' | 'sync'): Promise<number | null> {
-  const key = `invoice-mirror:${env.database.current.schema}:${purpose}`;
+  const key = `invoice-mirror:${env.database.current.schema}:${purpose}:${env.account().id}`;
   const { rows } = await sql<{ pid: number }>`
     select l.pid from pg_locks l, (select hashtextextended(${key}, 0) as k) x
     where l.locktype = 'advisory' and l.granted

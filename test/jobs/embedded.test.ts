@@ -5,6 +5,7 @@
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { accountNamed, DEFAULT_ACCOUNT, ensureDefaultAccount, type Account } from '../../src/accounts/store.js';
 import { loadConfig } from '../../src/config.js';
 import { migrate, openDatabase, type DatabaseHandle } from '../../src/db/index.js';
 import { JobRunner, type JobFinished } from '../../src/jobs/index.js';
@@ -15,10 +16,13 @@ import { insertJob, jobRow, mirrorRow, PER_ENTITY, TEST_BACKOFF } from './helper
 const box = useSandbox({ perEntity: PER_ENTITY, sendMsPerInvoice: 20 });
 const dir = embeddedDbParent('im-embedded-jobs-');
 let handle: DatabaseHandle;
+let account: Account;
 
 beforeAll(async () => {
   handle = await openDatabase({ databaseUrl: undefined, embeddedDbDir: join(dir, 'db'), schema: 'invoicing' });
   await migrate(handle.db, 'invoicing');
+  await ensureDefaultAccount(handle.db);
+  account = await accountNamed(handle.db, DEFAULT_ACCOUNT);
 }, 120_000);
 afterAll(async () => {
   await handle?.close();
@@ -31,7 +35,7 @@ function runner(): JobRunner {
     INVOICING_API_URL: box.sandbox.url,
     JOB_POLL_INTERVAL_MS: '60000',
   });
-  return new JobRunner({ database: handle, client: box.client, config, backoff: TEST_BACKOFF });
+  return new JobRunner({ database: handle, account, client: box.client, config, backoff: TEST_BACKOFF });
 }
 
 describe('the runner on the embedded database', () => {

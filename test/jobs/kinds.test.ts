@@ -3,7 +3,6 @@
  * mirror updated through a `refresh` run with its `changes` rows.
  */
 import { describe, expect, it } from 'vitest';
-import { runSync } from '../../src/sync/index.js';
 import { insertJob, jobRow, mirrorRow, useJobsEnv, writeCalls } from './helpers.js';
 
 const env = useJobsEnv();
@@ -317,10 +316,7 @@ describe('sent invoices', () => {
     const writtenOff = openInvoice();
     const id = Number(writtenOff.id);
     env.box.sandbox.store.setInvoiceWire(id, { uncollectible: '2026-10-01' });
-    const synced = await runSync(
-      { db: handle.db, client: env.box.client, schema: env.database.current.schema },
-      { kind: 'sync' },
-    );
+    const synced = await env.sync();
     expect(synced.status).toBe('succeeded');
     expect(await mirrorRow(handle, 'invoices', id)).toMatchObject({ uncollectible: '2026-10-01' });
     for (const [kind, payload, what] of [

@@ -260,12 +260,20 @@ describe('jobs left running by a dead worker', () => {
 describe('queue rules', () => {
   it('an idempotency key makes queuing the same action twice a no-op', async () => {
     const { db } = handle();
-    const first = await addJob(db, { kind: 'delete_product', payload: { id: 7 }, idempotencyKey: 'remove-7' });
-    const second = await addJob(db, { kind: 'delete_product', payload: { id: 7 }, idempotencyKey: 'remove-7' });
+    const first = await addJob(db, env.account().id, {
+      kind: 'delete_product',
+      payload: { id: 7 },
+      idempotencyKey: 'remove-7',
+    });
+    const second = await addJob(db, env.account().id, {
+      kind: 'delete_product',
+      payload: { id: 7 },
+      idempotencyKey: 'remove-7',
+    });
     expect(first.created).toBe(true);
     expect(second).toEqual({ id: first.id, created: false });
     await expect(
-      addJob(db, { kind: 'delete_product', payload: { id: 8 }, idempotencyKey: 'remove-7' }),
+      addJob(db, env.account().id, { kind: 'delete_product', payload: { id: 8 }, idempotencyKey: 'remove-7' }),
     ).rejects.toThrow(
       new JobStateError(
         `idempotency key 'remove-7' is already used by job ${first.id} (delete_product) for a different action`,

@@ -10,7 +10,6 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { InvoicingClient } from '../../src/api/index.js';
 import { JobRunner, retryJob } from '../../src/jobs/index.js';
-import { runSync } from '../../src/sync/index.js';
 import { CLI_PATH } from '../support/cli.js';
 import { clientFor } from '../support/sandbox.js';
 import { insertJob, jobRow, TEST_BACKOFF, useJobsEnv, writeCalls } from './helpers.js';
@@ -34,6 +33,7 @@ function runner(): JobRunner {
   const base = env.config();
   return new JobRunner({
     database: handle(),
+    account: env.account(),
     client: impatient,
     config: { ...base, jobs: { ...base.jobs, pollIntervalMs: 200, settleMs: SETTLE_MS } },
     backoff: TEST_BACKOFF,
@@ -45,9 +45,7 @@ const run = () => runner().runUntilEmpty();
 /** New saved invoices for one case, pulled into the mirror (a send job refuses ids it does not hold). */
 async function freshSavedIds(count: number): Promise<number[]> {
   const ids = Array.from({ length: count }, () => env.box.sandbox.store.insert('saved_invoices'));
-  const { db, schema } = { db: handle().db, schema: env.database.current.schema };
-  const outcome = await runSync({ db, client: env.box.client, schema }, { kind: 'sync' });
-  if (outcome.status !== 'succeeded') throw new Error(`sync: ${outcome.status} ${outcome.error ?? ''}`);
+  await env.sync();
   env.box.sandbox.clearCalls();
   return ids;
 }

@@ -130,7 +130,7 @@ describe('payloads that do not validate', () => {
       .selectFrom('jobs')
       .select((eb) => eb.fn.countAll<number>().as('n'))
       .executeTakeFirstOrThrow();
-    await expect(addJob(db, { kind: 'delete_product', payload: { id: 'x' } })).rejects.toThrow(
+    await expect(addJob(db, env.account().id, { kind: 'delete_product', payload: { id: 'x' } })).rejects.toThrow(
       new PayloadError('payload.id: must be a whole number'),
     );
     const after = await db
@@ -249,7 +249,9 @@ describe('checks against the mirror before any call', () => {
     const reason = `quotation ${draft} is a draft (not sent); only a sent quotation can be approved. Send it first (send_quotation)`;
     const count = async () => Number((await sql<{ n: string }>`select count(*) as n from jobs`.execute(db)).rows[0]!.n);
     const before = await count();
-    await expect(addJob(db, { kind: 'approve_quotation', payload: approval })).rejects.toThrow(reason);
+    await expect(addJob(db, env.account().id, { kind: 'approve_quotation', payload: approval })).rejects.toThrow(
+      reason,
+    );
     expect(await count()).toBe(before);
 
     const cli = await runCli(['jobs', 'add', 'approve_quotation', JSON.stringify(approval)], { env: cliEnv() });

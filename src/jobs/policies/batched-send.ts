@@ -6,10 +6,8 @@
  * has settled, see settle.ts), and what it cannot tell waits for a person's `--resend` or
  * `--mark-sent` per id.
  */
-import type { Kysely } from 'kysely';
 import { MAX_SEND_IDS, NotFoundError, UnknownOutcomeError, type RecordOf } from '../../api/index.js';
 import type { SingleReadEntity } from '../../catalog/index.js';
-import type { Database } from '../../db/index.js';
 import { errorMessage } from '../../errors.js';
 import type { RefreshTarget } from '../../sync/index.js';
 import { JobFailure, JobStateError, UnresolvedOutcomeError } from '../errors.js';
@@ -24,7 +22,7 @@ import {
   type SendBatch,
   type SendProgress,
 } from '../ledger.js';
-import { mirrorRows } from '../mirror.js';
+import { mirrorRows, type AccountMirror } from '../mirror.js';
 import type { Disposition } from '../outcome.js';
 import { databaseNow, dayBeforeCall, settling, stillWorking, type Settling } from '../settle.js';
 import {
@@ -64,7 +62,7 @@ export async function sendSavedInvoices(
   const progress: SendProgress = { ids: p.ids, delete: p.delete, sent: [], batches: batchesOf(ctx.job.result) };
   const sentBefore = new Set(idsIn(idStates(p.ids, progress.batches), 'sent'));
   const sentNow = () => idsIn(idStates(p.ids, progress.batches), 'sent').filter((i) => !sentBefore.has(i));
-  const touched = async () => touchedBySend(ctx.db, sentNow());
+  const touched = async () => touchedBySend(ctx, sentNow());
 
   // First what may have been sent already: ask the service where it can tell.
   const check = await recordChecks(ctx, p, progress);
@@ -149,10 +147,10 @@ async function newSentInvoices(ctx: JobContext, savedIds: number[], startedAt: s
   try {
     const sentSince = clientInvoicesSince(ctx);
     const listed = new Set<number>();
-    for (const client of await clientsOf(ctx.db, savedIds))
+    for (const client of await clientsOf(ctx, savedIds))
       for (const invoice of await sentSince(String(client), startedAt))
         if (Number.isInteger(Number(invoice.id))) listed.add(Number(invoice.id));
-    const known = await mirrorRows(ctx.db, 'invoices', [...listed]);
+    const known = await mirrorRows(ctx, 'invoices', [...listed]);
     return [...listed].filter((i) => !known.has(i)).sort((a, b) => a - b);
   } catch (error) {
     ctx.log.warn(
@@ -266,7 +264,7 @@ function clientInvoicesSince(ctx: JobContext) {
   const lists = new Map<string, Promise<RecordOf<'invoices'>[]>>();
   const days = new Map<string, Promise<string>>();
   return async (client: string, startedAt: string): Promise<RecordOf<'invoices'>[]> => {
-    if (!days.has(startedAt)) days.set(startedAt, dayBeforeCall(ctx.db, startedAt));
+    if (!days.has(startedAt)) days.set(startedAt, dayBeforeCall(ctx, startedAt));
     const since = await days.get(startedAt)!;
     const key = `${client}@${since}`;
     if (!lists.has(key)) lists.set(key, ctx.api.list('invoices', { filters: { since, client } }).all());
@@ -298,15 +296,15 @@ function describeSendFailure(
 }
 
 /** Sent invoices, and their clients (the service updates `lastinvoice`). */
-async function touchedBySend(db: Kysely<Database>, ids: number[]): Promise<RefreshTarget[]> {
-  const clients = await clientsOf(db, ids);
+async function touchedBySend(mirror: AccountMirror, ids: number[]): Promise<RefreshTarget[]> {
+  const clients = await clientsOf(mirror, ids);
   return [...ids.map((i) => target('saved_invoices', i)), ...clients.map((c) => target('clients', c))];
 }
 
-/** The clients of saved invoices, as the mirror has them (0, no client, left out). */
-async function clientsOf(db: Kysely<Database>, savedIds: number[]): Promise<number[]> {
+/** The clients of saved invoices, as the account's mirror has them (0, no client, left out). */
+async function clientsOf(mirror: AccountMirror, savedIds: number[]): Promise<number[]> {
   const clients = new Set<number>();
-  for (const row of (await mirrorRows(db, 'saved_invoices', savedIds)).values())
+  for (const row of (await mirrorRows(mirror, 'saved_invoices', savedIds)).values())
     if (typeof row.clientnr === 'number' && row.clientnr > 0) clients.add(row.clientnr);
   return [...clients];
 }
