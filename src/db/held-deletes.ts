@@ -52,13 +52,12 @@ export async function heldDeletes(db: Kysely<Database>, scope: AccountScope): Pr
   }));
 }
 
-/** The keys of one entity's held deletes in one account (the safeguard's read during a pull). */
-export async function heldDeleteKeys(db: Kysely<Database>, accountId: number, entity: string): Promise<Set<number>> {
-  const rows = await db
-    .selectFrom('held_deletes')
-    .select('entity_id')
-    .where('account_id', '=', accountId)
-    .where('entity', '=', entity)
-    .execute();
+/**
+ * The keys of one entity's held deletes in the scope: the safeguard reads them for the one
+ * account it pulls (a key is unique only within its account).
+ */
+export async function heldDeleteKeys(db: Kysely<Database>, scope: AccountScope, entity: string): Promise<Set<number>> {
+  const { rows } = await sql<{ entity_id: string }>`
+    select entity_id from held_deletes where ${inScope(scope)} and entity = ${entity}`.execute(db);
   return new Set(rows.map((r) => Number(r.entity_id)));
 }

@@ -49,15 +49,15 @@ export async function rejectedValuesByField(db: Kysely<Database>, scope: Account
   return rows.map((row) => ({ ...row, account_id: Number(row.account_id) }));
 }
 
-/** The entity's values in the account recorded by an earlier run than this one (none met by this run). */
+/** The entity's values in the scope (the account pulled) recorded by an earlier run than this one (none met by this run). */
 export async function rejectedValuesBefore(
   db: Kysely<Database>,
-  accountId: number,
+  scope: AccountScope,
   entity: string,
   runId: number,
 ): Promise<number> {
   const { rows } = await sql<{ n: number }>`
     select count(*)::int as n from rejected_values
-     where account_id = ${accountId} and entity = ${entity} and last_run_id is distinct from ${runId}`.execute(db);
+     where ${inScope(scope)} and entity = ${entity} and last_run_id is distinct from ${runId}`.execute(db);
   return rows[0]?.n ?? 0;
 }
