@@ -31,6 +31,8 @@ const ids = { acme: 0, beta: 0, acmeJob: 0, betaJob: 0 };
 
 async function fill(): Promise<void> {
   const db = database.current.handle.db;
+  // A test schema may start with the account `default` (no rows yet): this mirror holds two others.
+  await sql`delete from accounts where name = 'default'`.execute(db);
   const { rows } = await sql<{ id: number; name: string }>`
     insert into accounts (name, state, state_reason) values
       ('acme', 'active', null), ('beta', 'refused', '401 Unauthorized on 2026-11-25')

@@ -18,7 +18,6 @@ import { jsonb } from '../../src/db/index.js';
 import { consoleListener, createConsoleApp, NO_WORKER_NOTE } from '../../src/console/index.js';
 import { chart } from '../../src/console/layout.js';
 import { logger } from '../../src/log.js';
-import { runSync } from '../../src/sync/index.js';
 import { findChromium } from '../support/browser.js';
 import { CLI_PATH } from '../support/cli.js';
 import { useJobsEnv } from '../jobs/helpers.js';
@@ -127,10 +126,7 @@ describe.skipIf(!CHROMIUM)('web console', () => {
 
   it("shows a record's history after an upstream change, before and after side by side", async () => {
     env.box.sandbox.store.update('clients', 3, { company: 'Renamed Trading BV' });
-    const outcome = await runSync(
-      { db: env.database.current.handle.db, client: env.box.client, schema: env.database.current.schema },
-      { kind: 'sync' },
-    );
+    const outcome = await env.sync({ kind: 'sync' });
     expect(outcome.status).toBe('succeeded');
     await page.goto(`${base}/records/clients?q=Renamed`);
     await page.getByRole('link', { name: '3', exact: true }).click();

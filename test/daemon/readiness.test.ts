@@ -20,7 +20,12 @@ async function run(status: string, finishedMinutesAgo: number): Promise<void> {
 describe('readiness', () => {
   it('a daemon that just started is ready; one that never succeeded in three periods is not', async () => {
     const db = database.current.handle.db;
+    await ensureDefaultAccount(db);
     expect((await checkReadiness(db, { periodMs: PERIOD_MS, startedAt: performance.now() })).ready).toBe(true);
+    // An account added a minute ago gets its three periods too, however long the daemon has run.
+    const added = await checkReadiness(db, { periodMs: PERIOD_MS, startedAt: performance.now() - 4 * PERIOD_MS });
+    expect(added.ready).toBe(true);
+    await sql`update accounts set created_at = now() - interval '1 day'`.execute(db);
     const old = await checkReadiness(db, { periodMs: PERIOD_MS, startedAt: performance.now() - 4 * PERIOD_MS });
     expect(old).toEqual({
       ready: false,
