@@ -164,7 +164,10 @@ describe.skipIf(!CHROMIUM)('web console', () => {
     const csv = readFileSync((await download.path())!, 'utf8')
       .trim()
       .split('\n');
-    expect(csv[0]).toBe('product_id,product_code,product_name,stock,stock_status,price_excl_tax,stock_value_excl_tax');
+    // Every column, the account's too (as `report --format csv` prints them); the page shows no account column.
+    expect(csv[0]).toBe(
+      'product_id,product_code,product_name,stock,stock_status,price_excl_tax,stock_value_excl_tax,account_id,account_name',
+    );
     const { rows } = await sql<{ n: string }>`select count(*) as n from product_stock`.execute(
       env.database.current.handle.db,
     );
