@@ -120,6 +120,18 @@ describe('the console over two accounts', () => {
     expect((await get(`/jobs/${ids.betaJob}?account=beta`)).status).toBe(200);
   });
 
+  it("a report of one account shows that account's rows only, by the view's account_id", async () => {
+    const acme = (await get('/reports/client_overview?account=acme')).body;
+    expect(acme).toContain(ACME.one);
+    expect(acme).not.toContain(BETA.one);
+    expect(acme).not.toContain('<th class="" title="account_name');
+    const all = (await get('/reports/client_overview')).body;
+    expect(all).toContain(ACME.one);
+    expect(all).toContain(BETA.one);
+    // A client number names a record of the row's own account.
+    expect(all).toContain('href="/records/clients/1?account=beta"');
+  });
+
   it('rows of all accounts name their account and link to it', async () => {
     const { body } = await get('/records/clients');
     expect(body).toContain(ACME.one);
