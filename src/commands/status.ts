@@ -7,7 +7,7 @@
  */
 import type { Command } from 'commander';
 import type { Kysely } from 'kysely';
-import { accountsNamed, checkAccountName, listAccounts, type Account } from '../accounts/store.js';
+import { accountsNamed, listAccounts, type Account } from '../accounts/store.js';
 import { schedulePeriodMs } from '../daemon/schedule.js';
 import {
   accountSummaries,
@@ -29,20 +29,15 @@ import {
   type Database,
 } from '../db/index.js';
 import { formatRows, plural, relativeTime } from '../format.js';
-import { withApp } from './context.js';
+import { collect, withApp } from './context.js';
 
 /** How many runs are listed: the newest of the scope, whichever accounts they are of. */
 const RUNS = 5;
 const REJECTED_LISTED = 50;
 
-/** `--account` may be given several times; each name is checked as it comes. */
-function collectAccount(name: string, names: string[]): string[] {
-  return [...names, checkAccountName(name)];
-}
-
 export function registerStatusCommand(command: Command): void {
   command
-    .option('--account <name>', 'only this account (repeat for several; none: every account)', collectAccount, [])
+    .option('--account <name>', 'only this account (repeat for several; none: every account)', collect, [])
     .option('--json', 'print one JSON object, for scripts')
     .action(
       withApp({}, async (app, options: { account: string[]; json?: boolean }) => {
