@@ -1,6 +1,16 @@
+/**
+ * `invoice-mirror status [--account NAME]…`: the last sync runs, the mirror's rows, what is held
+ * back, the job queue and the rate-limit budget, of the accounts named (none: every account).
+ * With several accounts in the scope a table with one row per account comes first, and rows that
+ * come from several accounts name theirs; with one account the output is what it was before
+ * accounts.
+ */
 import type { Command } from 'commander';
-import { formatRows, plural, relativeTime } from '../format.js';
+import type { Kysely } from 'kysely';
+import { accountsNamed, listAccounts, type Account } from '../accounts/store.js';
+import { schedulePeriodMs } from '../daemon/schedule.js';
 import {
+  accountSummaries,
   attentionLine,
   countJobsByStatus,
   countRejectedValues,
@@ -11,63 +21,196 @@ import {
   lastRateLimit,
   mirrorCounts,
   needsAttention,
+  oneAccount,
   recentRuns,
+  type AccountScope,
+  type AccountSummary,
+  type AttentionItem,
+  type Database,
 } from '../db/index.js';
-import { schedulePeriodMs } from '../daemon/schedule.js';
-import { withApp } from './context.js';
+import { formatRows, plural, relativeTime } from '../format.js';
+import { collect, withApp } from './context.js';
+
+/** How many runs are listed: the newest of the scope, whichever accounts they are of. */
+const RUNS = 5;
+const REJECTED_LISTED = 50;
 
 export function registerStatusCommand(command: Command): void {
-  command.option('--json', 'print one JSON object, for scripts').action(
-    withApp({}, async (app, options: { json?: boolean }) => {
-      const { db } = app.database;
-      const runs = await recentRuns(db, 5);
-      const counts = await mirrorCounts(db);
-      const queue = Object.entries(await countJobsByStatus(db)).map(([status, jobs]) => ({ status, jobs }));
-      const rateLimit = await lastRateLimit(db);
-      const held = await heldDeletes(db);
-      const rejected = await firstRejectedValues(db, 50);
-      const rejectedCount = await countRejectedValues(db);
-      const attention = await needsAttention(db, { periodMs: schedulePeriodMs(app.config.syncCron) });
+  command
+    .option('--account <name>', 'only this account (repeat for several; none: every account)', collect, [])
+    .option('--json', 'print one JSON object, for scripts')
+    .action(
+      withApp({}, async (app, options: { account: string[]; json?: boolean }) => {
+        const { db } = app.database;
+        const accounts = await accountsNamed(db, options.account);
+        const scope: AccountScope = options.account.length === 0 ? 'all' : { ids: accounts.map((a) => a.id) };
+        // Remedies name the account whenever the mirror holds several: a command without
+        // --account would act on every account.
+        const mirrorAccounts = (await listAccounts(db)).length;
+        const status = await readStatus(db, scope, accounts, schedulePeriodMs(app.config.syncCron));
+        if (options.json) {
+          const json = { database: app.database.location, schema: app.config.schema, ...status.json };
+          process.stdout.write(`${JSON.stringify(json, null, 2)}\n`);
+          return;
+        }
+        process.stdout.write(`Mirror in ${app.database.location}, schema ${app.config.schema}\n\n`);
+        process.stdout.write(statusText(status, mirrorAccounts > 1));
+      }),
+    );
+}
 
-      if (options.json) {
-        process.stdout.write(
-          `${JSON.stringify({ database: app.database.location, schema: app.config.schema, runs, mirror: counts, queue, rateLimit, heldDeletes: held, rejectedValues: { total: rejectedCount, first: rejected }, attention }, null, 2)}\n`,
-        );
-        return;
-      }
-      const out = process.stdout;
-      out.write(`Mirror in ${app.database.location}, schema ${app.config.schema}\n\n`);
-      if (attention.length > 0)
-        out.write(`Needs attention\n${attention.map((item) => `- ${attentionLine(item)}\n`).join('')}\n`);
-      out.write('Last sync runs\n');
-      // Ages for a person; --json keeps the timestamps.
-      const shown = runs.map(({ started_at, ...run }) => ({
-        run: run.run,
-        started: relativeTime(started_at as Date),
-        ...Object.fromEntries(Object.entries(run).filter(([key]) => key !== 'run')),
-      }));
-      out.write(runs.length > 0 ? formatRows(shown, 'table') : '(none yet: run invoice-mirror backfill)\n');
-      out.write(`\nMirror\n${formatRows(counts, 'table')}`);
-      if (held.length > 0) {
-        out.write(`\nHeld deletes: ${HELD_DELETES_EXPLAINED}\n`);
-        out.write(
-          formatRows(
-            held.map((h) => ({ ...h, release: heldDeletesAdvice(h.entity) })),
-            'table',
-          ),
-        );
-      }
-      if (rejectedCount > 0) {
-        out.write(
-          `\nValues not stored as sent (${rejectedCount}; table rejected_values)\n${formatRows(rejected, 'table')}`,
-        );
-        if (rejectedCount > rejected.length)
-          out.write(`(the first ${rejected.length}; select * from rejected_values for all)\n`);
-      }
-      out.write(`\nJob queue\n${queue.length > 0 ? formatRows(queue, 'table') : '(empty)\n'}`);
-      out.write(
-        `\nRate limit: ${rateLimit ? `${plural(rateLimit.remaining, 'request')} left this hour, as seen ${relativeTime(rateLimit.seenAt)} (${rateLimit.seenAt.toISOString()})` : 'not seen yet'}\n`,
-      );
+interface Status {
+  /** More than one account in the scope: the per-account table, and rows naming their account. */
+  several: boolean;
+  summaries: AccountSummary[];
+  attention: AttentionItem[];
+  runs: Record<string, unknown>[];
+  counts: { table: string; live: number; deleted: number }[];
+  queue: { status: string; jobs: number }[];
+  rateLimits: { account: string; remaining: number; seenAt: Date }[];
+  held: Awaited<ReturnType<typeof heldDeletes>>;
+  rejected: Record<string, unknown>[];
+  rejectedCount: number;
+  /** What --json prints. */
+  json: Record<string, unknown>;
+}
+
+async function readStatus(
+  db: Kysely<Database>,
+  scope: AccountScope,
+  accounts: readonly Account[],
+  periodMs: number,
+): Promise<Status> {
+  const several = accounts.length > 1;
+  const [summaries, attention, runs, counts, byStatus, rateLimits, held, rejected, rejectedCount] = await Promise.all([
+    accountSummaries(db, scope),
+    needsAttention(db, scope, { periodMs }),
+    several ? runsOfEach(db, accounts) : recentRuns(db, scope, RUNS),
+    mirrorCounts(db, scope),
+    countJobsByStatus(db, scope),
+    rateLimitsOf(db, accounts),
+    heldDeletes(db, scope),
+    firstRejectedValues(db, scope, REJECTED_LISTED),
+    countRejectedValues(db, scope),
+  ]);
+  const queue = Object.entries(byStatus).map(([status, jobs]) => ({ status, jobs }));
+  const rateLimit = several ? undefined : (rateLimits[0] ?? null);
+  const json = {
+    accounts: summaries,
+    runs,
+    mirror: counts,
+    queue,
+    ...(rateLimit === undefined ? { rateLimits } : { rateLimit }),
+    heldDeletes: held,
+    rejectedValues: { total: rejectedCount, first: rejected },
+    attention,
+  };
+  return { several, summaries, attention, runs, counts, queue, rateLimits, held, rejected, rejectedCount, json };
+}
+
+/** The newest runs of the accounts together, each naming its account (run ids grow across accounts). */
+async function runsOfEach(db: Kysely<Database>, accounts: readonly Account[]): Promise<Record<string, unknown>[]> {
+  const each = await Promise.all(
+    accounts.map(async (account) =>
+      (await recentRuns(db, oneAccount(account.id), RUNS)).map(
+        (run): Record<string, unknown> => ({ account: account.name, ...run }),
+      ),
+    ),
+  );
+  return each
+    .flat()
+    .sort((a, b) => Number(b.run) - Number(a.run))
+    .slice(0, RUNS * 2);
+}
+
+async function rateLimitsOf(db: Kysely<Database>, accounts: readonly Account[]): Promise<Status['rateLimits']> {
+  const seen = await Promise.all(
+    accounts.map(async (account) => {
+      const last = await lastRateLimit(db, oneAccount(account.id));
+      return last && { account: account.name, ...last };
     }),
   );
+  return seen.filter((row) => row !== null);
+}
+
+/** The text a person reads; `namesAccounts`: the mirror holds several accounts, so remedies name theirs. */
+function statusText(status: Status, namesAccounts: boolean): string {
+  const parts: string[] = [];
+  if (status.several) parts.push(`Accounts\n${formatRows(accountRows(status), 'table')}\n`);
+  if (status.attention.length > 0)
+    parts.push(`Needs attention\n${status.attention.map((item) => `- ${attentionLine(item)}\n`).join('')}\n`);
+  // Ages for a person; --json keeps the timestamps.
+  const shown = status.runs.map(({ started_at, account, ...run }) => ({
+    ...(status.several ? { account } : {}),
+    run: run.run,
+    started: relativeTime(started_at as Date),
+    ...Object.fromEntries(Object.entries(run).filter(([key]) => key !== 'run')),
+  }));
+  parts.push(
+    `Last sync runs\n${shown.length > 0 ? formatRows(shown, 'table') : '(none yet: run invoice-mirror backfill)\n'}`,
+  );
+  parts.push(`\nMirror\n${formatRows(status.counts, 'table')}`);
+  if (status.held.length > 0) {
+    const rows = status.held.map((h) => ({
+      ...(status.several ? { account: h.account } : {}),
+      entity: h.entity,
+      held: h.held,
+      since: h.since,
+      release: heldDeletesAdvice(h.entity, namesAccounts ? h.account : null),
+    }));
+    parts.push(`\nHeld deletes: ${HELD_DELETES_EXPLAINED}\n${formatRows(rows, 'table')}`);
+  }
+  if (status.rejectedCount > 0) {
+    const rows = status.rejected.map(({ account, ...row }) => (status.several ? { account, ...row } : row));
+    parts.push(
+      `\nValues not stored as sent (${status.rejectedCount}; table rejected_values)\n${formatRows(rows, 'table')}`,
+    );
+    if (status.rejectedCount > rows.length)
+      parts.push(`(the first ${rows.length}; select * from rejected_values for all)\n`);
+  }
+  parts.push(`\nJob queue\n${status.queue.length > 0 ? formatRows(status.queue, 'table') : '(empty)\n'}`);
+  parts.push(`\n${rateLimitText(status)}`);
+  return parts.join('');
+}
+
+function rateLimitText(status: Status): string {
+  const line = (seen: { remaining: number; seenAt: Date }) =>
+    `${plural(seen.remaining, 'request')} left this hour, as seen ${relativeTime(seen.seenAt)} (${seen.seenAt.toISOString()})`;
+  if (!status.several) {
+    const seen = status.rateLimits[0];
+    return `Rate limit: ${seen ? line(seen) : 'not seen yet'}\n`;
+  }
+  if (status.rateLimits.length === 0) return 'Rate limit: not seen yet\n';
+  return `Rate limit per account\n${status.rateLimits.map((seen) => `- ${seen.account}: ${line(seen)}\n`).join('')}`;
+}
+
+/** One row per account: its state, its last complete sync and that sync's age, its queue and its problems. */
+function accountRows(status: Status): Record<string, unknown>[] {
+  return status.summaries.map((summary) => ({
+    account: summary.name,
+    state: summary.state,
+    last_complete_sync: summary.last_complete_sync_at ?? 'never',
+    age:
+      summary.sync_age_seconds === null
+        ? ''
+        : relativeTime(new Date(0), summary.sync_age_seconds * 1000).replace(/ ago$/, ''),
+    queued_jobs: summary.queued_jobs,
+    problems: problemsOf(
+      summary,
+      status.attention.filter((item) => item.account === summary.name),
+    ),
+  }));
+}
+
+/** What needs the account's person, short: its state and reason, failing lists, then the attention items. */
+function problemsOf(summary: AccountSummary, items: readonly AttentionItem[]): string {
+  const problems: string[] = [];
+  if (summary.state !== 'active')
+    problems.push(summary.state_reason ? `${summary.state} (${summary.state_reason})` : summary.state);
+  if (summary.failing_lists.length > 0) problems.push(`failing lists: ${summary.failing_lists.join(', ')}`);
+  const prefix = `account ${summary.name}: `;
+  for (const item of items)
+    if (item.kind !== 'account_refused' && item.kind !== 'account_paused')
+      problems.push(item.text.startsWith(prefix) ? item.text.slice(prefix.length) : item.text);
+  return problems.join('; ') || 'none';
 }

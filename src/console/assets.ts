@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import type { Hono } from 'hono';
+import type { ConsoleApp } from './accounts.js';
 import { JOB_FORM_SCRIPT } from './job-form.js';
 
 const STYLE = `
@@ -15,6 +15,14 @@ body { margin: 0; font: 14px/1.45 system-ui, -apple-system, "Segoe UI", sans-ser
 header { display: flex; flex-wrap: wrap; gap: 4px 24px; align-items: center; padding: 10px 24px; background: #111827; color: #fff; }
 header nav a { color: #cbd5e1; text-decoration: none; margin-right: 16px; }
 header nav a.active, header nav a:hover { color: #fff; border-bottom: 2px solid #60a5fa; }
+header form.switcher { margin-left: auto; }
+header form.switcher label { flex-direction: row; align-items: center; gap: 6px; color: #cbd5e1; }
+header form.switcher select { max-width: 16em; }
+.reason { font-size: 12px; color: var(--muted); }
+table.accounts td { white-space: nowrap; } table.accounts td:nth-child(2) { white-space: normal; }
+.badge.active { background: #dcfce7; color: #166534; }
+.badge.refused { background: #fee2e2; color: #991b1b; }
+.badge.paused { background: #fef3c7; color: #92400e; }
 main { padding: 16px 24px 48px; max-width: 1400px; }
 @media (max-width: 600px) { header, main { padding-left: 12px; padding-right: 12px; } header nav a { margin-right: 10px; } }
 .scroll { max-width: 100%; overflow-x: auto; margin-bottom: 8px; }
@@ -118,7 +126,7 @@ export const FAVICON = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 
 
 const fromPackage = (path: string): string => readFileSync(createRequire(import.meta.url).resolve(path), 'utf8');
 
-export function serveAssets(app: Hono): void {
+export function serveAssets(app: ConsoleApp): void {
   const files: Record<string, { type: string; load: () => string }> = {
     'console.css': { type: 'text/css', load: () => STYLE },
     'charts.js': { type: 'text/javascript', load: () => CHARTS },

@@ -14,6 +14,7 @@ import type { AttentionOptions, Database } from '../db/index.js';
 import { errorMessage, RunError } from '../errors.js';
 import { logger } from '../log.js';
 import { requireCredential } from './access.js';
+import { accountChoice, type ConsoleApp } from './accounts.js';
 import { serveAssets } from './assets.js';
 import { html, page } from './layout.js';
 import { changeRoutes } from './pages/changes.js';
@@ -57,10 +58,10 @@ async function finishHtml(response: Response, worker: boolean): Promise<Response
   return new Response(body, { status: response.status, statusText: response.statusText, headers });
 }
 
-export function createConsoleApp(deps: ConsoleDeps): Hono {
+export function createConsoleApp(deps: ConsoleDeps): ConsoleApp {
   const { db } = deps;
   const log = logger.child({ module: 'console' });
-  const app = new Hono();
+  const app: ConsoleApp = new Hono();
   app.use('*', requireCredential(deps.settings));
   app.use('*', csrf());
   app.use('*', async (c, next) => {
@@ -69,18 +70,24 @@ export function createConsoleApp(deps: ConsoleDeps): Hono {
     c.header('x-frame-options', 'DENY');
     c.header('referrer-policy', 'same-origin');
   });
+  app.use(
+    '*',
+    accountChoice(db, (line) => page('Unknown account', html`<p class="error">${line}</p>`)),
+  );
   serveAssets(app);
-  app.get('/', async (c) => c.html(await overviewPage(db, deps.attention?.())));
+  app.get('/', async (c) => c.html(await overviewPage(db, c.get('view'), deps.attention?.())));
   jobRoutes(app, db, { maxAttempts: deps.maxAttempts });
   heldDeleteRoutes(app, db);
   changeRoutes(app, db);
   recordRoutes(app, db);
   reportRoutes(app, db);
-  app.notFound((c) => c.html(page('Not found', html`<p class="error">No page at ${c.req.path}.</p>`), 404));
+  app.notFound((c) =>
+    c.html(page('Not found', html`<p class="error">No page at ${c.req.path}.</p>`, { view: c.get('view') }), 404),
+  );
   app.onError((error, c) => {
     if (error instanceof HTTPException) return error.getResponse(); // a refusal (csrf: 403), not a failure
     log.error({ path: c.req.path, error: errorMessage(error) }, 'console: page failed');
-    return c.html(page('Error', html`<p class="error">${errorMessage(error)}</p>`), 500);
+    return c.html(page('Error', html`<p class="error">${errorMessage(error)}</p>`, { view: c.get('view') }), 500);
   });
   return app;
 }

@@ -7,6 +7,7 @@ import { html } from 'hono/html';
 import type { HtmlEscapedString } from 'hono/utils/html';
 import { ENTITY_NAMES, type EntityName } from '../catalog/index.js';
 import { relativeTime } from '../format.js';
+import { accountSwitcher, link, type Viewing } from './accounts.js';
 
 export type Html = HtmlEscapedString | Promise<HtmlEscapedString>;
 
@@ -18,17 +19,23 @@ const SECTIONS = [
   ['/reports', 'Reports'],
 ] as const;
 
+/**
+ * A whole page. With `view` (every page but the errors met before an account is chosen) the
+ * header has the account switcher, and the sections' links keep the account chosen.
+ */
 export function page(
   title: string,
   body: Html,
-  options: { section?: string; refreshUrl?: string; scripts?: readonly string[] } = {},
+  options: { view?: Viewing; section?: string; refreshUrl?: string; scripts?: readonly string[] } = {},
 ): Html {
+  const { view } = options;
+  const account = view?.account && view.accounts.length > 1 ? ` · ${view.account.name}` : '';
   return html`<!doctype html>
 <html lang="en">
   <head>
     <meta charset="utf-8" />
     <meta name="viewport" content="width=device-width, initial-scale=1" />
-    <title>${title} · invoice-mirror</title>
+    <title>${title}${account} · invoice-mirror</title>
     <link rel="icon" href="/favicon.ico" type="image/svg+xml" />
     <link rel="stylesheet" href="/static/console.css" />
     <link rel="stylesheet" href="/static/uPlot.min.css" />
@@ -43,9 +50,11 @@ export function page(
       <strong>invoice-mirror</strong>
       <nav>
         ${SECTIONS.map(
-          ([href, label]) => html`<a href="${href}" class="${options.section === href ? 'active' : ''}">${label}</a>`,
+          ([href, label]) =>
+            html`<a href="${link(view, href)}" class="${options.section === href ? 'active' : ''}">${label}</a>`,
         )}
       </nav>
+      ${view ? accountSwitcher(view) : ''}
     </header>
     <main>
       <h1>${title}</h1>
@@ -182,8 +191,10 @@ export function pageOf(query: Record<string, string>): number {
 }
 
 /** The page for an entity name that is not one of the mirror's. */
-export function unknownEntityPage(name: string): Html {
-  return page('Not found', html`<p class="error">No entity "${name}"; known: ${ENTITY_NAMES.join(', ')}.</p>`);
+export function unknownEntityPage(name: string, view?: Viewing): Html {
+  return page('Not found', html`<p class="error">No entity "${name}"; known: ${ENTITY_NAMES.join(', ')}.</p>`, {
+    view,
+  });
 }
 
 /** Previous and next links of a list read with `limit + 1` rows (the extra row says there is more). */

@@ -1,9 +1,11 @@
 /**
  * `/healthz` and `/metrics` on a small HTTP server (loopback by default).
  *
- * Healthy means: the database answers, the last scheduled pull neither failed nor is older
- * than three schedule periods (a daemon that just started gets that long to do its first), and
- * neither the API gate nor the job runner is stalled. Ages come from the database's clock, the
+ * Healthy means: the database answers, no account's key was refused by the service, each served
+ * account's last scheduled pull neither failed nor is older than three schedule periods (a daemon
+ * that just started gets that long to do its first), and neither the API gate nor the job runner
+ * is stalled. Every account is read (scope 'all'); the problems name their account when the
+ * mirror holds several. Ages come from the database's clock, the
  * daemon's own uptime from the monotonic clock: a stepped wall clock moves neither.
  */
 import { createServer, type RequestListener, type Server } from 'node:http';
@@ -28,9 +30,12 @@ export interface HealthReport {
   problems: string[];
   /** What a person should look at, though the mirror works: held deletes, values not stored as sent, … with their remedies. */
   warnings: string[];
+  /** Held deletes per entity, summed over the accounts (`attention` has them per account). */
   heldDeletes: Record<string, number>;
+  /** Values not stored as sent, summed over the accounts. */
   rejectedValues: number;
   database: 'ok' | string;
+  /** The last pull of any account that is over. */
   lastSync: { id: number; kind: string; status: string; finishedAt: string | null; ageSeconds: number | null } | null;
   queue: Record<string, number>;
   /** The whole attention list (problems and warnings above are its lines). */
@@ -59,19 +64,25 @@ type DatabaseState = Pick<
   'lastSync' | 'queue' | 'heldDeletes' | 'rejectedValues' | 'warnings' | 'problems' | 'attention'
 >;
 
-/** The attention list rendered as health: its health problems, its warnings, and the counts in the report. */
+/**
+ * The attention list of every account rendered as health: its health problems, its warnings (each
+ * naming its account when the mirror holds several), and the counts in the report, summed over
+ * the accounts (the attention list has them per account).
+ */
 async function readDatabaseState(db: Kysely<Database>, attention: AttentionOptions): Promise<DatabaseState> {
   const [lastSync, queue, items] = await Promise.all([
-    lastFinishedPull(db),
-    countJobsByStatus(db),
-    needsAttention(db, attention),
+    lastFinishedPull(db, 'all'),
+    countJobsByStatus(db, 'all'),
+    needsAttention(db, 'all', attention),
   ]);
   const of = (kind: AttentionItem['kind']) => items.filter((item) => item.kind === kind);
+  const heldDeletes: Record<string, number> = {};
+  for (const held of of('held_deletes')) heldDeletes[held.entity!] = (heldDeletes[held.entity!] ?? 0) + held.count;
   return {
     lastSync,
     queue,
-    heldDeletes: Object.fromEntries(of('held_deletes').map((item) => [item.entity, item.count])),
-    rejectedValues: of('rejected_values')[0]?.count ?? 0,
+    heldDeletes,
+    rejectedValues: of('rejected_values').reduce((sum, item) => sum + item.count, 0),
     problems: items.filter((item) => item.fails === 'health').map((item) => item.text),
     warnings: items.filter((item) => item.fails === null).map(attentionLine),
     attention: items,
@@ -140,7 +151,7 @@ export async function checkHealth(db: Kysely<Database>, options: HealthOptions):
 export interface Readiness {
   ready: boolean;
   problems: string[];
-  /** When the mirror was last complete and exact (a sync or backfill that succeeded). */
+  /** When a pull of any account last ended complete and exact (a sync or backfill that succeeded). */
   lastSuccessAt: string | null;
 }
 
@@ -156,7 +167,7 @@ export async function checkReadiness(
   const readiness: Readiness = { ready: true, problems: [], lastSuccessAt: null };
   try {
     const [last, items] = await withinDeadline(
-      Promise.all([lastSucceededPull(db), needsAttention(db, attentionOptions(options))]),
+      Promise.all([lastSucceededPull(db, 'all'), needsAttention(db, 'all', attentionOptions(options))]),
     );
     readiness.lastSuccessAt = last?.at.toISOString() ?? null;
     readiness.problems.push(...items.filter((item) => item.fails === 'readiness').map((item) => item.text));

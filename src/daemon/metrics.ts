@@ -4,14 +4,20 @@
  * time, what lives in the database (jobs by status, when the mirror was last complete, what needs
  * attention), so several daemons on one database report the same truth. A value not known yet is
  * left out, never NaN.
+ *
+ * What is about an account carries an `account` label (its name): one series per account, which
+ * is fine for the tens of accounts a mirror holds today.
  */
 import type { Kysely } from 'kysely';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { listAccounts } from '../accounts/store.js';
 import type { AttemptOutcome, InvoicingClient } from '../api/index.js';
+import { ENTITY_NAMES } from '../catalog/index.js';
 import {
   countJobsByStatus,
   lastSucceededPullAt,
   needsAttention,
+  oneAccount,
   type AttentionOptions,
   type Database,
 } from '../db/index.js';
@@ -20,44 +26,46 @@ import type { SyncOutcome } from '../sync/index.js';
 
 const JOB_DURATION_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120];
 const RECORD_OUTCOMES = ['fetched', 'inserted', 'updated', 'deleted', 'unchanged'] as const;
+const PULL_KINDS = ['backfill', 'sync', 'refresh'] as const;
 
 export class DaemonMetrics {
   readonly registry = new Registry();
-  private client: InvoicingClient | undefined;
+  /** The API client of each account, whose rate-limit budget is reported. */
+  private readonly clients = new Map<string, InvoicingClient>();
   private readonly syncRuns = new Counter({
     name: 'invoice_mirror_sync_runs_total',
-    help: 'Sync runs finished by this process, by kind and status.',
-    labelNames: ['kind', 'status'],
+    help: 'Sync runs finished by this process, by account, kind and status.',
+    labelNames: ['account', 'kind', 'status'],
     registers: [this.registry],
   });
   private readonly lastSyncDuration = new Gauge({
     name: 'invoice_mirror_last_sync_duration_seconds',
-    help: 'Duration of the last sync run of this process.',
-    labelNames: ['kind'],
+    help: "Duration of the account's last sync run in this process.",
+    labelNames: ['account', 'kind'],
     registers: [this.registry],
   });
   private readonly lastSyncRecords = new Gauge({
     name: 'invoice_mirror_last_sync_records',
-    help: 'Records of the last sync run of this process, per entity and outcome.',
-    labelNames: ['entity', 'outcome'],
+    help: "Records of the account's last sync run in this process, per entity and outcome.",
+    labelNames: ['account', 'entity', 'outcome'],
     registers: [this.registry],
   });
   private readonly requests = new Counter({
     name: 'invoice_mirror_api_requests_total',
-    help: 'Requests sent to the invoicing service by this process, by method, endpoint and status (or how the attempt failed).',
-    labelNames: ['method', 'endpoint', 'status'],
+    help: 'Requests sent to the invoicing service by this process, by account, method, endpoint and status (or how the attempt failed).',
+    labelNames: ['account', 'method', 'endpoint', 'status'],
     registers: [this.registry],
   });
   private readonly jobAttempts = new Counter({
     name: 'invoice_mirror_job_attempts_total',
-    help: 'Job attempts run by this process, by kind and outcome.',
-    labelNames: ['kind', 'status'],
+    help: 'Job attempts run by this process, by account, kind and outcome.',
+    labelNames: ['account', 'kind', 'status'],
     registers: [this.registry],
   });
   private readonly jobDuration = new Histogram({
     name: 'invoice_mirror_job_duration_seconds',
-    help: 'Time one job attempt took, by kind.',
-    labelNames: ['kind'],
+    help: 'Time one job attempt took, by account and kind.',
+    labelNames: ['account', 'kind'],
     buckets: JOB_DURATION_BUCKETS,
     registers: [this.registry],
   });
@@ -75,74 +83,99 @@ export class DaemonMetrics {
       labelNames: ['version', 'node_version'],
       registers: [this.registry],
     }).set({ version, node_version: process.version }, 1);
+    this.databaseGauges();
+  }
+
+  /**
+   * What is read from the database at scrape time. A gauge left with no sample for an account
+   * (reset, nothing set) is absent, never 0: prom-client's reset() would leave an unlabelled gauge
+   * at 0, which for the rate limit reads as "quota spent" (an alert's trigger).
+   */
+  private databaseGauges(): void {
     const metrics = this;
     new Gauge({
       name: 'invoice_mirror_rate_limit_remaining',
-      help: 'The last X-RateLimit-Remaining the service sent (absent until one is seen).',
+      help: 'The last X-RateLimit-Remaining the service sent for the account (absent until one is seen).',
+      labelNames: ['account'],
       registers: [this.registry],
       collect() {
-        const remaining = metrics.client?.rateLimitRemaining;
-        if (remaining !== undefined && remaining !== null) this.set(remaining);
-        // prom-client's reset() leaves an unlabelled gauge at 0, which reads as "quota spent" (an
-        // alert's trigger); with no value seen, the series must be absent instead.
-        else (this as unknown as { hashMap: Record<string, unknown> }).hashMap = {};
+        this.reset();
+        for (const [account, client] of metrics.clients) {
+          const remaining = client.rateLimitRemaining;
+          if (remaining !== undefined && remaining !== null) this.set({ account }, remaining);
+        }
       },
     });
     new Gauge({
       name: 'invoice_mirror_jobs',
-      help: 'Jobs in the job table, by status.',
-      labelNames: ['status'],
+      help: 'Jobs in the job table, by account and status.',
+      labelNames: ['account', 'status'],
       registers: [this.registry],
       async collect() {
-        const byStatus = await countJobsByStatus(metrics.db);
-        for (const status of JOB_STATUSES) this.set({ status }, byStatus[status] ?? 0);
+        this.reset();
+        for (const { id, name } of await metrics.accounts()) {
+          const byStatus = await countJobsByStatus(metrics.db, oneAccount(id));
+          for (const status of JOB_STATUSES) this.set({ account: name, status }, byStatus[status] ?? 0);
+        }
       },
     });
     new Gauge({
       name: 'invoice_mirror_attention',
-      help: 'What needs attention (the list /healthz and invoice-mirror status show), by kind: deletes held, values not stored as sent, jobs interrupted; 1 for a failed or stale sync or a spent rate limit.',
-      labelNames: ['kind'],
+      help: 'What needs attention (the list /healthz and invoice-mirror status show), by account and kind: deletes held, values not stored as sent, jobs interrupted; 1 for a failed or stale sync, a spent rate limit, a refused or paused account.',
+      labelNames: ['account', 'kind'],
       registers: [this.registry],
       async collect() {
         this.reset();
-        for (const item of await needsAttention(metrics.db, metrics.attention()))
-          this.inc({ kind: item.kind }, item.count);
+        for (const item of await needsAttention(metrics.db, 'all', metrics.attention()))
+          this.inc({ account: item.account ?? '', kind: item.kind }, item.count);
       },
     });
     new Gauge({
       name: 'invoice_mirror_last_sync_success_timestamp_seconds',
-      help: 'When the last sync or backfill that succeeded (complete and exact) finished, any process (absent: never).',
+      help: "When the account's last sync or backfill that succeeded (complete and exact) finished, any process (absent: never).",
+      labelNames: ['account'],
       registers: [this.registry],
       async collect() {
         this.reset();
-        const at = await lastSucceededPullAt(metrics.db);
-        if (at) this.set(at.getTime() / 1000);
+        for (const { id, name } of await metrics.accounts()) {
+          const at = await lastSucceededPullAt(metrics.db, oneAccount(id));
+          if (at) this.set({ account: name }, at.getTime() / 1000);
+        }
       },
     });
   }
 
-  /** Hand to the API client (`onAttempt`): counts every request by endpoint and status. */
-  readonly countAttempt = (attempt: AttemptOutcome): void => {
-    this.requests.inc({ method: attempt.method, endpoint: attempt.endpoint, status: attempt.status });
-  };
-
-  /** The client whose rate-limit budget is reported. */
-  watch(client: InvoicingClient): void {
-    this.client = client;
+  /** The accounts reported: all but the removed ones (their rows are kept, nothing happens to them). */
+  private async accounts(): Promise<{ id: number; name: string }[]> {
+    return (await listAccounts(this.db)).filter((account) => account.state !== 'removed');
   }
 
-  recordSync(kind: string, durationMs: number, outcome: SyncOutcome): void {
-    this.syncRuns.inc({ kind, status: outcome.status });
-    this.lastSyncDuration.reset();
-    this.lastSyncDuration.set({ kind }, durationMs / 1000);
-    this.lastSyncRecords.reset();
+  /** Hand to the account's API client (`onAttempt`): counts every request by endpoint and status. */
+  countAttempts(account: string): (attempt: AttemptOutcome) => void {
+    return (attempt) =>
+      this.requests.inc({ account, method: attempt.method, endpoint: attempt.endpoint, status: attempt.status });
+  }
+
+  /** The account's client, whose rate-limit budget is reported. */
+  watch(account: string, client: InvoicingClient): void {
+    this.clients.set(account, client);
+  }
+
+  recordSync(account: string, kind: string, durationMs: number, outcome: SyncOutcome): void {
+    this.syncRuns.inc({ account, kind, status: outcome.status });
+    // The account's last run replaces its earlier one; the other accounts' stay.
+    for (const other of PULL_KINDS) this.lastSyncDuration.remove({ account, kind: other });
+    this.lastSyncDuration.set({ account, kind }, durationMs / 1000);
+    for (const entity of ENTITY_NAMES)
+      for (const field of RECORD_OUTCOMES) this.lastSyncRecords.remove({ account, entity, outcome: field });
     for (const [entity, counts] of Object.entries(outcome.entities))
-      for (const field of RECORD_OUTCOMES) this.lastSyncRecords.set({ entity, outcome: field }, counts![field]);
+      for (const field of RECORD_OUTCOMES)
+        this.lastSyncRecords.set({ account, entity, outcome: field }, counts![field]);
   }
 
-  recordJob(job: JobFinished): void {
-    this.jobAttempts.inc({ kind: job.kind, status: job.status });
-    this.jobDuration.observe({ kind: job.kind }, job.durationMs / 1000);
+  recordJob(account: string, job: JobFinished): void {
+    this.jobAttempts.inc({ account, kind: job.kind, status: job.status });
+    this.jobDuration.observe({ account, kind: job.kind }, job.durationMs / 1000);
   }
 
   render(): Promise<string> {

@@ -28,7 +28,15 @@ export {
   type FinishedPull,
   type RunEnd,
 } from './runs.js';
-export { countJobsByStatus, jobsTouchingRecord, mirrorCounts } from './summaries.js';
+export {
+  accountSummaries,
+  countJobsByStatus,
+  jobsInScope,
+  jobsTouchingRecord,
+  mirrorCounts,
+  type AccountSummary,
+  type JobListRow,
+} from './summaries.js';
 export {
   attentionLine,
   needsAttention,
@@ -43,6 +51,7 @@ export {
   heldDeletes,
   heldDeletesAdvice,
   heldDeletesLine,
+  type HeldDeletes,
 } from './held-deletes.js';
 export { archivedPdf } from './invoice-pdfs.js';
 export { lastCompletePullOf, lastCompletePulls, pullState, type PullState } from './pulls.js';

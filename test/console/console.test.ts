@@ -18,7 +18,6 @@ import { jsonb } from '../../src/db/index.js';
 import { consoleListener, createConsoleApp, NO_WORKER_NOTE } from '../../src/console/index.js';
 import { chart } from '../../src/console/layout.js';
 import { logger } from '../../src/log.js';
-import { runSync } from '../../src/sync/index.js';
 import { findChromium } from '../support/browser.js';
 import { CLI_PATH } from '../support/cli.js';
 import { useJobsEnv } from '../jobs/helpers.js';
@@ -127,10 +126,7 @@ describe.skipIf(!CHROMIUM)('web console', () => {
 
   it("shows a record's history after an upstream change, before and after side by side", async () => {
     env.box.sandbox.store.update('clients', 3, { company: 'Renamed Trading BV' });
-    const outcome = await runSync(
-      { db: env.database.current.handle.db, client: env.box.client, schema: env.database.current.schema },
-      { kind: 'sync' },
-    );
+    const outcome = await env.sync({ kind: 'sync' });
     expect(outcome.status).toBe('succeeded');
     await page.goto(`${base}/records/clients?q=Renamed`);
     await page.getByRole('link', { name: '3', exact: true }).click();
@@ -168,7 +164,10 @@ describe.skipIf(!CHROMIUM)('web console', () => {
     const csv = readFileSync((await download.path())!, 'utf8')
       .trim()
       .split('\n');
-    expect(csv[0]).toBe('product_id,product_code,product_name,stock,stock_status,price_excl_tax,stock_value_excl_tax');
+    // Every column, the account's too (as `report --format csv` prints them); the page shows no account column.
+    expect(csv[0]).toBe(
+      'product_id,product_code,product_name,stock,stock_status,price_excl_tax,stock_value_excl_tax,account_id,account_name',
+    );
     const { rows } = await sql<{ n: string }>`select count(*) as n from product_stock`.execute(
       env.database.current.handle.db,
     );
@@ -280,9 +279,9 @@ describe.skipIf(!CHROMIUM)('web console', () => {
       id: string;
     }>`select id from repeating_invoices where deleted_at is null order by id limit 2`.execute(db);
     const keys = held.rows.map((r) => Number(r.id));
-    await sql`insert into held_deletes (entity, entity_id) select 'repeating_invoices', k::text from unnest(${keys}::int[]) k`.execute(
-      db,
-    );
+    // The mirror's one account (`default`) holds them.
+    await sql`insert into held_deletes (account_id, entity, entity_id)
+      select (select id from accounts), 'repeating_invoices', k::text from unnest(${keys}::int[]) k`.execute(db);
     await page.goto(`${base}/`);
     const row = page.locator('tr', { has: page.locator('td', { hasText: /^repeating_invoices$/ }) }).last();
     await expect(row.getByRole('link', { name: 'Keep holding…' }).count()).resolves.toBe(1);

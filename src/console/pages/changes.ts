@@ -1,18 +1,32 @@
 /**
- * Changes: the change feed filtered by entity, operation and date (paged in SQL, newest first),
- * and one record's history: every version, which fields changed, before and after side by side.
+ * Changes: the change feed of the accounts shown, filtered by entity, operation and date (paged in
+ * SQL, newest first), and one record's history in one account: every version, which fields
+ * changed, before and after side by side.
  */
-import type { Hono } from 'hono';
 import type { Kysely } from 'kysely';
 import { ENTITY_NAMES, isEntityName } from '../../catalog/index.js';
 import { changeFeed, recordHistory, type Database, type VersionRow } from '../../db/index.js';
+import {
+  accountInput,
+  accountName,
+  chooseAccount,
+  link,
+  showsSeveral,
+  type ConsoleApp,
+  type Viewing,
+} from '../accounts.js';
 import { ago, badge, html, page, pageOf, pager, text, unknownEntityPage, type Html } from '../layout.js';
 
 const PAGE_ROWS = 50;
 const OPS = ['insert', 'update', 'delete', 'restore'] as const;
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 
-async function feedPage(db: Kysely<Database>, url: string, query: Record<string, string>): Promise<Html> {
+async function feedPage(
+  db: Kysely<Database>,
+  view: Viewing,
+  url: string,
+  query: Record<string, string>,
+): Promise<Html> {
   const problems: string[] = [];
   const entity = isEntityName(query.entity ?? '') ? query.entity! : null;
   const op = (OPS as readonly string[]).includes(query.op ?? '') ? query.op! : null;
@@ -27,14 +41,17 @@ async function feedPage(db: Kysely<Database>, url: string, query: Record<string,
   const pageNumber = pageOf(query);
   const rows = await changeFeed(
     db,
+    view.scope,
     { entity, op, from, to },
     { limit: PAGE_ROWS + 1, offset: (pageNumber - 1) * PAGE_ROWS },
   );
+  const several = showsSeveral(view);
   const option = (value: string, selected: string | null) =>
     html`<option value="${value}" ${value === selected ? 'selected' : ''}>${value}</option>`;
   return page(
     'Changes',
     html`<form class="filters" method="get">
+        ${accountInput(view)}
         <label>entity <select name="entity"><option value="">any</option>${ENTITY_NAMES.map((e) => option(e, entity))}</select></label>
         <label>operation <select name="op"><option value="">any</option>${OPS.map((o) => option(o, op))}</select></label>
         <label>from <input name="from" type="date" value="${query.from ?? ''}" /></label>
@@ -43,16 +60,18 @@ async function feedPage(db: Kysely<Database>, url: string, query: Record<string,
       </form>
       ${problems.map((problem) => html`<p class="error">${problem}</p>`)}
       <table>
-        <thead><tr><th>change</th><th>detected</th><th>entity</th><th>record</th><th>operation</th><th>fields changed</th><th>run</th></tr></thead>
-        <tbody>${rows.slice(0, PAGE_ROWS).map(
-          (row) => html`<tr><td>${row.id}</td><td>${ago(row.detected_at)}</td><td>${row.entity}</td>
-            <td><a href="/changes/${row.entity}/${encodeURIComponent(row.entity_id)}">${row.entity_id}</a></td><td>${badge(row.op)}</td>
-            <td>${row.changed_fields?.join(', ') ?? '—'}</td><td>${text(row.sync_run_id)}</td></tr>`,
-        )}</tbody>
+        <thead><tr><th>change</th>${several ? html`<th>account</th>` : ''}<th>detected</th><th>entity</th><th>record</th><th>operation</th><th>fields changed</th><th>run</th></tr></thead>
+        <tbody>${rows.slice(0, PAGE_ROWS).map((row) => {
+          const name = several ? accountName(view, row.account_id) : undefined;
+          const history = link(view, `/changes/${row.entity}/${encodeURIComponent(row.entity_id)}`, name);
+          return html`<tr><td>${row.id}</td>${several ? html`<td>${name}</td>` : ''}<td>${ago(row.detected_at)}</td><td>${row.entity}</td>
+            <td><a href="${history}">${row.entity_id}</a></td><td>${badge(row.op)}</td>
+            <td>${row.changed_fields?.join(', ') ?? '—'}</td><td>${text(row.sync_run_id)}</td></tr>`;
+        })}</tbody>
       </table>
       ${rows.length === 0 ? html`<p class="muted">No change matches.</p>` : ''}
       ${pager(url, pageNumber, rows.length > PAGE_ROWS)}`,
-    { section: '/changes' },
+    { view, section: '/changes' },
   );
 }
 
@@ -79,18 +98,23 @@ export function historyTable(versions: readonly VersionRow[]): Html {
   )}`;
 }
 
-export function changeRoutes(app: Hono, db: Kysely<Database>): void {
-  app.get('/changes', async (c) => c.html(await feedPage(db, c.req.url, c.req.query())));
+export function changeRoutes(app: ConsoleApp, db: Kysely<Database>): void {
+  app.get('/changes', async (c) => c.html(await feedPage(db, c.get('view'), c.req.url, c.req.query())));
   app.get('/changes/:entity/:id', async (c) => {
+    const view = c.get('view');
     const entity = c.req.param('entity');
     const id = c.req.param('id');
-    if (!isEntityName(entity)) return c.html(unknownEntityPage(entity), 404);
-    const versions = await recordHistory(db, entity, id);
+    if (!isEntityName(entity)) return c.html(unknownEntityPage(entity, view), 404);
+    const title = `History of ${entity} ${id}`;
+    // A record's id is unique only within its account.
+    if (!view.account)
+      return c.html(page(title, chooseAccount(view, 'a record', c.req.path), { view, section: '/changes' }));
+    const versions = await recordHistory(db, view.account.id, entity, id);
     return c.html(
       page(
-        `History of ${entity} ${id}`,
-        html`<p><a href="/records/${entity}/${encodeURIComponent(id)}">The record as it is now</a></p>${historyTable(versions)}`,
-        { section: '/changes' },
+        title,
+        html`<p><a href="${link(view, `/records/${entity}/${encodeURIComponent(id)}`)}">The record as it is now</a></p>${historyTable(versions)}`,
+        { view, section: '/changes' },
       ),
     );
   });

@@ -1,11 +1,11 @@
 /**
- * Jobs: the queue filtered by status and kind (refreshing itself while jobs are queued or
- * running), one job's payload, result, attempts and send batches, retry and cancel, and a form
- * that queues any kind through the same validation as `jobs add`.
+ * Jobs: the queue of the accounts shown, filtered by status and kind (refreshing itself while jobs
+ * are queued or running), one job's payload, result, attempts and send batches, retry and cancel,
+ * and a form that queues any kind for the account chosen through the same validation as `jobs add`.
  */
-import type { Hono } from 'hono';
+import type { Context } from 'hono';
 import type { Kysely } from 'kysely';
-import type { Database } from '../../db/index.js';
+import { jobsInScope, type Database } from '../../db/index.js';
 import { RunError } from '../../errors.js';
 import {
   addJob,
@@ -17,7 +17,6 @@ import {
   JobStateError,
   KIND_NAMES,
   KINDS,
-  listJobs,
   PayloadError,
   PrecheckError,
   payloadTemplate,
@@ -25,27 +24,50 @@ import {
   type JobStatus,
   type RetryDecisions,
 } from '../../jobs/index.js';
+import {
+  accountInput,
+  accountName,
+  chooseAccount,
+  link,
+  showsSeveral,
+  stateText,
+  type ConsoleApp,
+  type ConsoleEnv,
+  type Viewing,
+} from '../accounts.js';
 import { fieldInputs } from '../job-form.js';
 import { ago, badge, html, page, pageOf, pager, text, withQuery, type Html } from '../layout.js';
 
 const PAGE_ROWS = 50;
 
-async function jobTable(db: Kysely<Database>, url: string, query: Record<string, string>): Promise<Html> {
+async function jobTable(
+  db: Kysely<Database>,
+  view: Viewing,
+  url: string,
+  query: Record<string, string>,
+): Promise<Html> {
   const status = (JOB_STATUSES as readonly string[]).includes(query.status ?? '')
     ? (query.status as JobStatus)
     : undefined;
   const kind = (KIND_NAMES as readonly string[]).includes(query.kind ?? '') ? query.kind : undefined;
   const pageNumber = pageOf(query);
-  const rows = await listJobs(db, { status, kind, limit: PAGE_ROWS + 1, offset: (pageNumber - 1) * PAGE_ROWS });
+  const rows = await jobsInScope(db, view.scope, {
+    status,
+    kind,
+    limit: PAGE_ROWS + 1,
+    offset: (pageNumber - 1) * PAGE_ROWS,
+  });
+  const several = showsSeveral(view);
   const active = rows.some((row) => row.status === 'queued' || row.status === 'running');
   // While something runs the table asks for itself again every 2 s (htmx), and stops when all is done.
   return html`<div id="job-table" ${active ? html`hx-get="${withQuery(url, { fragment: 'table' })}" hx-trigger="every 2s" hx-swap="outerHTML"` : ''}>
     <table>
-      <thead><tr><th>job</th><th>kind</th><th>status</th><th class="num">attempts</th><th>queued</th><th>finished</th><th>last error</th></tr></thead>
+      <thead><tr><th>job</th>${several ? html`<th>account</th>` : ''}<th>kind</th><th>status</th><th class="num">attempts</th><th>queued</th><th>finished</th><th>last error</th></tr></thead>
       <tbody>${rows.slice(0, PAGE_ROWS).map(
         (
           row,
-        ) => html`<tr><td><a href="/jobs/${row.id}">${row.id}</a></td><td>${row.kind}</td><td>${badge(row.status)}</td>
+        ) => html`<tr><td><a href="${link(view, `/jobs/${row.id}`, several ? row.account : undefined)}">${row.id}</a></td>
+          ${several ? html`<td>${row.account}</td>` : ''}<td>${row.kind}</td><td>${badge(row.status)}</td>
           <td class="num">${row.attempts}/${row.max_attempts}</td><td>${ago(row.created_at)}</td><td>${row.finished_at ? ago(row.finished_at) : '—'}</td>
           <td>${text(row.last_error)}</td></tr>`,
       )}</tbody>
@@ -55,24 +77,38 @@ async function jobTable(db: Kysely<Database>, url: string, query: Record<string,
   </div>`;
 }
 
-function jobListPage(table: Html, query: Record<string, string>): Html {
+function jobListPage(view: Viewing, table: Html, query: Record<string, string>): Html {
   const options = (values: readonly string[], selected: string | undefined) =>
     values.map((value) => html`<option value="${value}" ${value === selected ? 'selected' : ''}>${value}</option>`);
   return page(
     'Jobs',
     html`<form class="filters" method="get">
+        ${accountInput(view)}
         <label>status <select name="status"><option value="">any</option>${options(JOB_STATUSES, query.status)}</select></label>
         <label>kind <select name="kind"><option value="">any</option>${options(KIND_NAMES, query.kind)}</select></label>
         <button type="submit">Filter</button>
-        <a href="/jobs/new">Queue a job…</a>
+        <a href="${link(view, '/jobs/new')}">Queue a job…</a>
       </form>
       ${table}`,
-    { section: '/jobs' },
+    { view, section: '/jobs' },
   );
 }
 
-async function jobPage(db: Kysely<Database>, id: number, message?: { error?: string; info?: string }): Promise<Html> {
+/** The job, when it is one of the accounts shown (JobStateError, a page not found, when not). */
+async function jobInView(db: Kysely<Database>, view: Viewing, id: number) {
   const job = await getJob(db, id);
+  if (view.account && job.account_id !== view.account.id)
+    throw new JobStateError(`no job ${id} in account ${view.account.name}`);
+  return job;
+}
+
+async function jobPage(
+  db: Kysely<Database>,
+  view: Viewing,
+  id: number,
+  message?: { error?: string; info?: string },
+): Promise<Html> {
+  const job = await jobInView(db, view, id);
   const errors = Array.isArray(job.errors)
     ? (job.errors as { attempt?: number; at?: string; outcome?: string; error?: string }[])
     : [];
@@ -86,18 +122,19 @@ async function jobPage(db: Kysely<Database>, id: number, message?: { error?: str
   const idStates = policy?.idsByState(job.payload, job.result) ?? null;
   return page(
     `Job ${id}: ${job.kind}`,
-    html`<div id="job" ${live ? html`hx-get="/jobs/${id}" hx-trigger="every 2s" hx-select="#job" hx-swap="outerHTML"` : ''}>
+    html`<div id="job" ${live ? html`hx-get="${link(view, `/jobs/${id}`)}" hx-trigger="every 2s" hx-select="#job" hx-swap="outerHTML"` : ''}>
+      ${view.accounts.length > 1 ? html`<p>Account <a href="${link(view, '/', accountName(view, job.account_id))}">${accountName(view, job.account_id)}</a></p>` : ''}
       ${message?.error ? html`<p class="error">${message.error}</p>` : ''}
       ${message?.info ? html`<p>${message.info}</p>` : ''}
       <p>${badge(job.status)} attempts ${job.attempts}/${job.max_attempts}; queued ${ago(job.created_at)};
         ${job.started_at ? html`started ${ago(job.started_at)}; ` : ''}${job.finished_at ? html`finished ${ago(job.finished_at)}` : html`runs after ${ago(job.run_after)}`}</p>
       ${job.last_error ? html`<p class="error">${job.last_error}</p>` : ''}
       <div class="actions">
-        ${canRetry ? html`<form method="post" action="/jobs/${id}/retry"><button type="submit">Retry</button></form>` : ''}
-        ${canCancel ? html`<form method="post" action="/jobs/${id}/cancel"><button type="submit" class="secondary">Cancel</button></form>` : ''}
-        ${deciding && idStates === null ? decisionLinks(id, 'call') : ''}
+        ${canRetry ? html`<form method="post" action="${link(view, `/jobs/${id}/retry`)}"><button type="submit">Retry</button></form>` : ''}
+        ${canCancel ? html`<form method="post" action="${link(view, `/jobs/${id}/cancel`)}"><button type="submit" class="secondary">Cancel</button></form>` : ''}
+        ${deciding && idStates === null ? decisionLinks(view, id, 'call') : ''}
       </div>
-      ${idStates === null ? '' : idStatesTable(id, idStates, deciding)}
+      ${idStates === null ? '' : idStatesTable(view, id, idStates, deciding)}
       <div class="grid">
         <section><h2>Payload</h2><pre>${JSON.stringify(job.payload, null, 2)}</pre></section>
         <section><h2>Result</h2><pre>${job.result === null ? '—' : JSON.stringify(job.result, null, 2)}</pre></section>
@@ -119,7 +156,7 @@ async function jobPage(db: Kysely<Database>, id: number, message?: { error?: str
               )}</tbody></table>`
       }
     </div>`,
-    { section: '/jobs' },
+    { view, section: '/jobs' },
   );
 }
 
@@ -147,15 +184,15 @@ const subjectWords = (subject: Subject, unknown: readonly number[]): string =>
       ? `all ${unknown.length} ids of unknown outcome (${unknown.join(', ')})`
       : `id ${subject}`;
 
-function decisionLinks(id: number, subject: Subject): Html {
+function decisionLinks(view: Viewing, id: number, subject: Subject): Html {
   return html`${(Object.keys(CHOICES) as Choice[]).map(
     (choice) =>
-      html`<a href="/jobs/${id}/decide?choice=${choice}&amp;ids=${String(subject)}">${CHOICES[choice].label}${subject === 'all' ? ' (all unknown)' : ''}…</a> `,
+      html`<a href="${link(view, `/jobs/${id}/decide?choice=${choice}&ids=${String(subject)}`)}">${CHOICES[choice].label}${subject === 'all' ? ' (all unknown)' : ''}…</a> `,
   )}`;
 }
 
 /** A send's ids by state; those of unknown outcome each with their decisions, and the decisions for all of them. */
-function idStatesTable(id: number, states: [string, number[]][], deciding: boolean): Html {
+function idStatesTable(view: Viewing, id: number, states: [string, number[]][], deciding: boolean): Html {
   const unknown = states.find(([name]) => name.includes('unknown'))?.[1] ?? [];
   return html`<h2>Ids by state</h2>
     <table><thead><tr><th>state</th><th>ids</th></tr></thead><tbody>
@@ -163,16 +200,22 @@ function idStatesTable(id: number, states: [string, number[]][], deciding: boole
       ([name, ids]) =>
         html`<tr><td>${name}</td><td>${
           deciding && ids === unknown
-            ? html`<ul>${ids.map((i) => html`<li>${i}: ${decisionLinks(id, i)}</li>`)}</ul>`
+            ? html`<ul>${ids.map((i) => html`<li>${i}: ${decisionLinks(view, id, i)}</li>`)}</ul>`
             : ids.join(', ')
         }</td></tr>`,
     )}</tbody></table>
-    ${deciding && unknown.length > 1 ? html`<div class="actions">${decisionLinks(id, 'all')}</div>` : ''}`;
+    ${deciding && unknown.length > 1 ? html`<div class="actions">${decisionLinks(view, id, 'all')}</div>` : ''}`;
 }
 
 /** The confirmation of a person's decision about a call of unknown outcome, saying what it risks. */
-async function decidePage(db: Kysely<Database>, id: number, choice: Choice, subject: Subject): Promise<Html> {
-  const job = await getJob(db, id);
+async function decidePage(
+  db: Kysely<Database>,
+  view: Viewing,
+  id: number,
+  choice: Choice,
+  subject: Subject,
+): Promise<Html> {
+  const job = await jobInView(db, view, id);
   const states = kindNamed(job.kind)?.policy.idsByState(job.payload, job.result) ?? null;
   const unknown = states?.find(([name]) => name.includes('unknown'))?.[1] ?? [];
   const what = subjectWords(subject, unknown);
@@ -180,11 +223,11 @@ async function decidePage(db: Kysely<Database>, id: number, choice: Choice, subj
     `Job ${id}: ${CHOICES[choice].label.toLowerCase()}?`,
     html`<p><strong>${CHOICES[choice].label}: ${what}.</strong></p>
       <p class="error">${CHOICES[choice].risk(what)}</p>
-      <form method="post" action="/jobs/${id}/decide">
+      <form method="post" action="${link(view, `/jobs/${id}/decide`)}">
         <input type="hidden" name="choice" value="${choice}" /><input type="hidden" name="ids" value="${String(subject)}" />
-        <button type="submit">${CHOICES[choice].label}</button> <a href="/jobs/${id}">Back to the job</a>
+        <button type="submit">${CHOICES[choice].label}</button> <a href="${link(view, `/jobs/${id}`)}">Back to the job</a>
       </form>`,
-    { section: '/jobs' },
+    { view, section: '/jobs' },
   );
 }
 
@@ -200,17 +243,28 @@ function retryDecisions(choice: Choice, subject: Subject): RetryDecisions {
   return choice === 'mark-sent' ? { markSent: named } : { resend: named };
 }
 
-function newJobPage(values: { kind?: string; payload?: string }, error?: string): Html {
+/** The job form for the account shown; without one, which accounts it could be for. */
+function newJobPage(view: Viewing, values: { kind?: string; payload?: string }, error?: string): Html {
+  const account = view.account;
+  if (!account) {
+    const given = Object.entries(values).filter((entry): entry is [string, string] => entry[1] !== undefined);
+    const path = given.length === 0 ? '/jobs/new' : `/jobs/new?${new URLSearchParams(given).toString()}`;
+    return page('Queue a job', chooseAccount(view, 'a job', path), { view, section: '/jobs' });
+  }
   const kind = values.kind ?? 'send_saved_invoices';
   const onPayload = error && !error.startsWith('kind:');
   // The field a refusal names ("payload.stock: must be a number"), marked on its input too.
   const failed = onPayload ? /^payload\.([A-Za-z0-9_]+)/.exec(error)?.[1] : undefined;
+  // Choosing a kind reloads the form with its fields, for the same account.
+  const reload = view.named === null ? '/jobs/new?kind=' : `/jobs/new?account=${encodeURIComponent(view.named)}&kind=`;
   return page(
     'Queue a job',
-    html`<form method="post" action="/jobs" style="max-width: 720px">
+    html`<form method="post" action="${link(view, '/jobs')}" style="max-width: 720px">
+      ${view.accounts.length > 1 ? html`<p>For account <strong>${account.name}</strong>.</p>` : ''}
+      ${account.state === 'active' ? '' : html`<p class="note">Account ${account.name}: ${stateText(account)}. A job queued now waits until it is served again.</p>`}
       <p class="muted">The same check as <code>invoice-mirror jobs add</code>: the payload is validated before anything is queued.</p>
       <label class="${error?.startsWith('kind:') ? 'field-error' : ''}">kind (choosing one fills in its fields)
-        <select name="kind" onchange="location.href = '/jobs/new?kind=' + encodeURIComponent(this.value)">${KIND_NAMES.map(
+        <select name="kind" data-reload="${reload}" onchange="location.href = this.dataset.reload + encodeURIComponent(this.value)">${KIND_NAMES.map(
           (name) =>
             html`<option value="${name}" ${name === kind ? 'selected' : ''}>${name}: ${KINDS[name].summary}</option>`,
         )}</select></label>
@@ -224,7 +278,7 @@ function newJobPage(values: { kind?: string; payload?: string }, error?: string)
       </details>
       <p><button type="submit">Queue</button></p>
     </form>`,
-    { section: '/jobs', scripts: ['jobform.js'] },
+    { view, section: '/jobs', scripts: ['jobform.js'] },
   );
 }
 
@@ -237,70 +291,114 @@ function parsePayload(text: string): { payload: unknown } | { error: string } {
   }
 }
 
-export function jobRoutes(app: Hono, db: Kysely<Database>, defaults: { maxAttempts: number }): void {
+/** A job page, or the page not found when the id names no job of the accounts shown. */
+async function jobPageOr404(
+  view: Viewing,
+  id: number,
+  render: () => Promise<Html>,
+): Promise<{ page: Html; status: 200 | 404 }> {
+  try {
+    return { page: await render(), status: 200 };
+  } catch (error) {
+    // An id that names no job is a page not found, not a failure of the console.
+    if (!(error instanceof JobStateError)) throw error;
+    const where = view.account && view.accounts.length > 1 ? ` in account ${view.account.name}` : '';
+    const body = html`<p class="error">No job ${id}${where}: <a href="${link(view, '/jobs')}">the queue</a>.</p>`;
+    return { page: page('Not found', body, { view }), status: 404 };
+  }
+}
+
+export function jobRoutes(app: ConsoleApp, db: Kysely<Database>, defaults: { maxAttempts: number }): void {
   app.get('/jobs', async (c) => {
+    const view = c.get('view');
     const query = c.req.query();
-    const table = await jobTable(db, c.req.url, query);
-    return c.html(query.fragment === 'table' ? table : jobListPage(table, query));
+    const table = await jobTable(db, view, c.req.url, query);
+    return c.html(query.fragment === 'table' ? table : jobListPage(view, table, query));
   });
-  app.get('/jobs/new', (c) => c.html(newJobPage({ kind: c.req.query('kind'), payload: c.req.query('payload') })));
+  app.get('/jobs/new', (c) =>
+    c.html(newJobPage(c.get('view'), { kind: c.req.query('kind'), payload: c.req.query('payload') })),
+  );
   app.post('/jobs', async (c) => {
+    const view = c.get('view');
     const form = await c.req.parseBody();
     const kind = String(form.kind ?? '');
     const payloadText = String(form.payload ?? '');
+    // Without an account the form says which accounts it could be for; nothing is queued.
+    const again = (error?: string) => c.html(newJobPage(view, { kind, payload: payloadText }, error), 400);
+    if (!view.account) return again();
+    // A removed account's rows are kept read-only: nothing is queued for it.
+    if (view.account.state === 'removed') return again(`account ${view.account.name}: ${stateText(view.account)}`);
     const parsed = parsePayload(payloadText);
-    if ('error' in parsed) return c.html(newJobPage({ kind, payload: payloadText }, parsed.error), 400);
+    if ('error' in parsed) return again(parsed.error);
     try {
-      const { id } = await addJob(db, { kind, payload: parsed.payload, maxAttempts: defaults.maxAttempts });
-      return c.redirect(`/jobs/${id}`, 303);
+      // issue 31: the account-taking signature of the jobs-accounts branch.
+      const job = { kind, payload: parsed.payload, maxAttempts: defaults.maxAttempts };
+      const { id } = await addJob(db, view.account.id, job);
+      return c.redirect(link(view, `/jobs/${id}`), 303);
     } catch (error) {
-      if (error instanceof PayloadError || error instanceof PrecheckError)
-        return c.html(newJobPage({ kind, payload: payloadText }, error.message), 400);
+      if (error instanceof PayloadError || error instanceof PrecheckError) return again(error.message);
       throw error;
     }
   });
+  jobPageRoutes(app, db);
+}
+
+/** One job's page, the decisions about a call of unknown outcome, retry and cancel. */
+function jobPageRoutes(app: ConsoleApp, db: Kysely<Database>): void {
+  const DECIDE = 'choose mark-sent or resend, for an id or all';
   app.get('/jobs/:id{[0-9]+}', async (c) => {
+    const view = c.get('view');
     const id = Number(c.req.param('id'));
-    try {
-      return c.html(await jobPage(db, id));
-    } catch (error) {
-      // An id that names no job is a page not found, not a failure of the console.
-      if (error instanceof JobStateError)
-        return c.html(page('Not found', html`<p class="error">No job ${id}: <a href="/jobs">the queue</a>.</p>`), 404);
-      throw error;
-    }
+    const shown = await jobPageOr404(view, id, () => jobPage(db, view, id));
+    return c.html(shown.page, shown.status);
   });
   app.get('/jobs/:id{[0-9]+}/decide', async (c) => {
+    const view = c.get('view');
     const id = Number(c.req.param('id'));
     const decision = parseDecision(c.req.query('choice'), c.req.query('ids'));
-    if (!decision) return c.html(await jobPage(db, id, { error: 'choose mark-sent or resend, for an id or all' }), 400);
-    return c.html(await decidePage(db, id, decision.choice, decision.subject));
+    const shown = await jobPageOr404(view, id, () =>
+      decision ? decidePage(db, view, id, decision.choice, decision.subject) : jobPage(db, view, id, { error: DECIDE }),
+    );
+    return c.html(shown.page, shown.status === 200 && !decision ? 400 : shown.status);
   });
   app.post('/jobs/:id{[0-9]+}/decide', async (c) => {
+    const view = c.get('view');
     const id = Number(c.req.param('id'));
     const form = await c.req.parseBody();
     const decision = parseDecision(form.choice, form.ids);
-    if (!decision) return c.html(await jobPage(db, id, { error: 'choose mark-sent or resend, for an id or all' }), 400);
-    try {
-      await retryJob(db, id, retryDecisions(decision.choice, decision.subject));
-    } catch (error) {
-      if (error instanceof JobStateError || error instanceof RunError)
-        return c.html(await jobPage(db, id, { error: error.message }), 409);
-      throw error;
-    }
-    return c.redirect(`/jobs/${id}`, 303);
+    if (!decision) return c.html(await jobPage(db, view, id, { error: DECIDE }), 400);
+    return steer(c, db, view, id, () => retryJob(db, id, retryDecisions(decision.choice, decision.subject)));
   });
   app.post('/jobs/:id{[0-9]+}/:action{retry|cancel}', async (c) => {
+    const view = c.get('view');
     const id = Number(c.req.param('id'));
-    const action = c.req.param('action');
-    try {
-      if (action === 'retry') await retryJob(db, id);
-      else await cancelJob(db, id);
-    } catch (error) {
-      if (error instanceof JobStateError || error instanceof RunError)
-        return c.html(await jobPage(db, id, { error: error.message }), 409);
-      throw error;
-    }
-    return c.redirect(`/jobs/${id}`, 303);
+    const retry = c.req.param('action') === 'retry';
+    return steer(c, db, view, id, () => (retry ? retryJob(db, id) : cancelJob(db, id)));
   });
+}
+
+/**
+ * Retries, cancels or decides for a job of the accounts shown, then shows it; a job in a state
+ * that does not allow it is shown with the reason (409).
+ */
+async function steer(
+  c: Context<ConsoleEnv>,
+  db: Kysely<Database>,
+  view: Viewing,
+  id: number,
+  act: () => Promise<unknown>,
+): Promise<Response> {
+  const found = await jobPageOr404(view, id, async () => {
+    await jobInView(db, view, id);
+    return html``;
+  });
+  if (found.status === 404) return c.html(found.page, 404);
+  try {
+    await act();
+  } catch (error) {
+    if (error instanceof JobStateError || error instanceof RunError)
+      return c.html(await jobPage(db, view, id, { error: error.message }), 409);
+    throw error;
+  }
+  return c.redirect(link(view, `/jobs/${id}`), 303);
 }

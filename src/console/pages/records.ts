@@ -4,7 +4,6 @@
  * its history, the jobs that touched it, and the actions that fit it (reviewed in the job form
  * before anything is queued).
  */
-import type { Hono } from 'hono';
 import type { Kysely } from 'kysely';
 import {
   BOOKKEEPING_COLUMNS,
@@ -26,6 +25,15 @@ import {
   type Database,
 } from '../../db/index.js';
 import { precheckRefusal, type JobKindName } from '../../jobs/index.js';
+import {
+  accountInput,
+  accountName,
+  chooseAccount,
+  link,
+  showsSeveral,
+  type ConsoleApp,
+  type Viewing,
+} from '../accounts.js';
 import {
   ago,
   badge,
@@ -107,21 +115,22 @@ const ACTIONS: Partial<Record<EntityName, RecordAction[]>> = {
   ],
 };
 
-async function entitiesPage(db: Kysely<Database>): Promise<Html> {
-  const counts = await mirrorCounts(db);
+async function entitiesPage(db: Kysely<Database>, view: Viewing): Promise<Html> {
+  const counts = await mirrorCounts(db, view.scope);
   return page(
     'Records',
     html`<table><thead><tr><th>entity</th><th class="num">records</th><th class="num">marked deleted</th></tr></thead><tbody>
       ${counts.map(
         (c) =>
-          html`<tr><td><a href="/records/${c.table}">${c.table}</a></td><td class="num">${formatNumber(c.live)}</td><td class="num">${formatNumber(c.deleted)}</td></tr>`,
+          html`<tr><td><a href="${link(view, `/records/${c.table}`)}">${c.table}</a></td><td class="num">${formatNumber(c.live)}</td><td class="num">${formatNumber(c.deleted)}</td></tr>`,
       )}</tbody></table>`,
-    { section: '/records' },
+    { view, section: '/records' },
   );
 }
 
 async function listPage(
   db: Kysely<Database>,
+  view: Viewing,
   entity: EntityName,
   url: string,
   query: Record<string, string>,
@@ -137,7 +146,7 @@ async function listPage(
   const searched = columns.filter((c) => c.type === 'text').slice(0, SEARCHED_COLUMNS);
   const q = (query.q ?? '').trim();
   const pageNumber = pageOf(query);
-  const rows = await searchRecords(db, entity, {
+  const rows = await searchRecords(db, view.scope, entity, {
     columns: fetched,
     searched: searched.map((c) => c.name),
     q,
@@ -145,24 +154,32 @@ async function listPage(
     offset: (pageNumber - 1) * PAGE_ROWS,
   });
   const numeric = (c: Column) => c.type === 'integer' || c.type === 'numeric';
+  const several = showsSeveral(view);
   return page(
     `Records: ${entity}`,
     html`<form class="filters" method="get">
+        ${accountInput(view)}
         <label>search (${definition.key}${searched.map((c) => `, ${c.name}`).join('')})
           <input name="q" value="${q}" size="40" /></label>
         <button type="submit">Search</button>
       </form>
-      <table class="records"><thead><tr>${shown.map((c) => columnHead(c.name, c.doc, numeric(c)))}<th></th></tr></thead><tbody>
+      <table class="records"><thead><tr>${several ? html`<th>account</th>` : ''}${shown.map((c) => columnHead(c.name, c.doc, numeric(c)))}<th></th></tr></thead><tbody>
       ${rows.slice(0, PAGE_ROWS).map((row) => {
-        const self = `/records/${entity}/${encodeURIComponent(String(row[definition.key]))}`;
-        return html`<tr>${shown.map((c, i) =>
-          valueCell(row[c.name], c, i === 0 ? self : recordLink(entity, c.name, row[c.name])),
+        // A row of all accounts links to its own account's pages.
+        const name = several ? accountName(view, row.account_id) : undefined;
+        const self = link(view, `/records/${entity}/${encodeURIComponent(String(row[definition.key]))}`, name);
+        const refers = (c: Column) => {
+          const target = recordLink(entity, c.name, row[c.name]);
+          return target && link(view, target, name);
+        };
+        return html`<tr>${several ? html`<td>${name}</td>` : ''}${shown.map((c, i) =>
+          valueCell(row[c.name], c, i === 0 ? self : refers(c)),
         )}<td>${row.deleted_at ? badge('deleted') : ''}</td></tr>`;
       })}
       </tbody></table>
       ${rows.length === 0 ? html`<p class="muted">No record matches.</p>` : ''}
       ${pager(url, pageNumber, rows.length > PAGE_ROWS)}`,
-    { section: '/records' },
+    { view, section: '/records' },
   );
 }
 
@@ -172,6 +189,7 @@ async function listPage(
  */
 async function fittingActions(
   db: Kysely<Database>,
+  accountId: number,
   actions: readonly RecordAction[],
   id: number,
   row: Row,
@@ -179,28 +197,39 @@ async function fittingActions(
   const offered = await Promise.all(
     actions.map(async (action) => {
       const payload = action.payload(id, row);
-      return (await precheckRefusal(db, action.kind, payload)) === null ? { ...action, payload } : null;
+      // issue 31: the account-taking signature of the jobs-accounts branch.
+      return (await precheckRefusal(db, accountId, action.kind, payload)) === null ? { ...action, payload } : null;
     }),
   );
   return offered.filter((action) => action !== null);
 }
 
-async function recordPage(db: Kysely<Database>, entity: EntityName, idText: string): Promise<Html | null> {
+type JobRow = Awaited<ReturnType<typeof jobsTouchingRecord>>[number];
+
+/** One record of one account: fields, raw JSON, lines, the jobs that touched it, its latest changes, the actions that fit. */
+async function recordPage(
+  db: Kysely<Database>,
+  view: Viewing,
+  accountId: number,
+  entity: EntityName,
+  idText: string,
+): Promise<Html | null> {
   const definition: EntitySpec = entityNamed(entity);
   if (!/^\d{1,15}$/.test(idText)) return null;
   const id = Number(idText);
-  const row = await recordByKey(db, entity, id);
+  const row = await recordByKey(db, accountId, entity, id);
   if (!row) return null;
   const actions = ACTIONS[entity] ?? [];
   const [lines, versions, jobs, fitting] = await Promise.all([
-    definition.documentType ? documentLines(db, definition.documentType, id) : Promise.resolve([]),
-    recordHistory(db, entity, idText),
+    definition.documentType ? documentLines(db, accountId, definition.documentType, id) : Promise.resolve([]),
+    recordHistory(db, accountId, entity, idText),
     jobsTouchingRecord(
       db,
+      accountId,
       actions.map((action) => action.kind),
       id,
     ),
-    fittingActions(db, actions, id, row),
+    fittingActions(db, accountId, actions, id, row),
   ]);
   const fields = [...entityColumns(entity), ...BOOKKEEPING_COLUMNS].filter((c) => c.name !== 'raw');
   return page(
@@ -209,43 +238,46 @@ async function recordPage(db: Kysely<Database>, entity: EntityName, idText: stri
       <div class="actions">
         ${fitting.map(
           (action) =>
-            html`<form method="get" action="/jobs/new"><input type="hidden" name="kind" value="${action.kind}" />
+            html`<form method="get" action="/jobs/new">${accountInput(view)}<input type="hidden" name="kind" value="${action.kind}" />
               <input type="hidden" name="payload" value="${JSON.stringify(action.payload)}" /><button type="submit">${action.label}…</button></form>`,
         )}
-        <a href="/changes/${entity}/${id}">History (${versions.length} change${versions.length === 1 ? '' : 's'})</a>
+        <a href="${link(view, `/changes/${entity}/${id}`)}">History (${versions.length} change${versions.length === 1 ? '' : 's'})</a>
       </div>
       <div class="grid">
         <section>
           <h2>Fields</h2>
-          <table class="fields"><tbody>${fields.map(
-            (c) =>
-              html`<tr>${columnHead(c.name, c.doc)}${valueCell(row[c.name], c, recordLink(entity, c.name, row[c.name]))}</tr>`,
-          )}</tbody></table>
+          <table class="fields"><tbody>${fields.map((c) => {
+            const target = recordLink(entity, c.name, row[c.name]);
+            return html`<tr>${columnHead(c.name, c.doc)}${valueCell(row[c.name], c, target && link(view, target))}</tr>`;
+          })}</tbody></table>
         </section>
         <section><h2>Raw JSON (as stored: jsonb orders the keys)</h2><pre>${JSON.stringify(row.raw, null, 2)}</pre></section>
       </div>
       ${definition.documentType ? html`<h2>Lines</h2>${lines.length === 0 ? html`<p class="muted">No lines.</p>` : linesTable(lines)}` : ''}
       <h2>Jobs that touched it</h2>
-      ${
-        jobs.length === 0
-          ? html`<p class="muted">None.</p>`
-          : html`<table><thead><tr><th>job</th><th>kind</th><th>status</th><th>queued</th><th>last error</th></tr></thead><tbody>
-              ${jobs.map(
-                (
-                  job,
-                ) => html`<tr><td><a href="/jobs/${String(job.id)}">${String(job.id)}</a></td><td>${String(job.kind)}</td>
-                  <td>${badge(String(job.status))}</td><td>${ago(job.created_at as Date)}</td>${valueCell(job.last_error, { name: 'last_error', type: 'text' })}</tr>`,
-              )}</tbody></table>`
-      }
+      ${jobsTable(view, jobs)}
       <h2>Latest changes</h2>
       ${historyTable(versions.slice(0, 5))}`,
-    { section: '/records' },
+    { view, section: '/records' },
   );
 }
 
+function jobsTable(view: Viewing, jobs: readonly JobRow[]): Html {
+  if (jobs.length === 0) return html`<p class="muted">None.</p>`;
+  return html`<table><thead><tr><th>job</th><th>kind</th><th>status</th><th>queued</th><th>last error</th></tr></thead><tbody>
+    ${jobs.map(
+      (
+        job,
+      ) => html`<tr><td><a href="${link(view, `/jobs/${String(job.id)}`)}">${String(job.id)}</a></td><td>${String(job.kind)}</td>
+        <td>${badge(String(job.status))}</td><td>${ago(job.created_at as Date)}</td>${valueCell(job.last_error, { name: 'last_error', type: 'text' })}</tr>`,
+    )}</tbody></table>`;
+}
+
+/** A document's lines; the keys that tie them to the document (its account, type and id) are left out. */
 function linesTable(lines: readonly Row[]): Html {
   const known = new Map<string, Column>(LINE_COLUMNS.map((c) => [c.name, c]));
-  const names = Object.keys(lines[0]!).filter((name) => name !== 'document_type' && name !== 'document_id');
+  const hidden = new Set(['account_id', 'document_type', 'document_id']);
+  const names = Object.keys(lines[0]!).filter((name) => !hidden.has(name));
   const columnOf = (name: string): Column => known.get(name) ?? { name, type: 'integer', doc: name };
   return html`<table><thead><tr>${names.map((n) => {
     const c = columnOf(n);
@@ -254,21 +286,28 @@ function linesTable(lines: readonly Row[]): Html {
     ${lines.map((line) => html`<tr>${names.map((n) => valueCell(line[n], columnOf(n)))}</tr>`)}</tbody></table>`;
 }
 
-export function recordRoutes(app: Hono, db: Kysely<Database>): void {
-  app.get('/records', async (c) => c.html(await entitiesPage(db)));
+export function recordRoutes(app: ConsoleApp, db: Kysely<Database>): void {
+  app.get('/records', async (c) => c.html(await entitiesPage(db, c.get('view'))));
   app.get('/records/:entity', async (c) => {
+    const view = c.get('view');
     const entity = c.req.param('entity');
-    if (!isEntityName(entity)) return c.html(unknownEntityPage(entity), 404);
-    return c.html(await listPage(db, entity, c.req.url, c.req.query()));
+    if (!isEntityName(entity)) return c.html(unknownEntityPage(entity, view), 404);
+    return c.html(await listPage(db, view, entity, c.req.url, c.req.query()));
   });
   app.get('/records/:entity/:id', async (c) => {
+    const view = c.get('view');
     const entity = c.req.param('entity');
-    if (!isEntityName(entity)) return c.html(unknownEntityPage(entity), 404);
+    if (!isEntityName(entity)) return c.html(unknownEntityPage(entity, view), 404);
     const id = c.req.param('id');
-    const found = await recordPage(db, entity, id);
+    const title = `${entityNamed(entity).label} ${id}`;
+    // A record's key is unique only within its account.
+    if (!view.account)
+      return c.html(page(title, chooseAccount(view, 'a record', c.req.path), { view, section: '/records' }));
+    const found = await recordPage(db, view, view.account.id, entity, id);
     if (found) return c.html(found);
+    const where = view.accounts.length > 1 ? `account ${view.account.name}` : 'the mirror';
     return c.html(
-      page('Not found', html`<p class="error">No ${entityNamed(entity).label} ${id} in the mirror.</p>`),
+      page('Not found', html`<p class="error">No ${entityNamed(entity).label} ${id} in ${where}.</p>`, { view }),
       404,
     );
   });

@@ -1,26 +1,37 @@
 /**
  * Reports: every built-in report (the catalogue's views) as a table sorted by any column, paged in
- * SQL, with a CSV download of all its rows and, where the catalogue gives one, a chart.
+ * SQL, with a CSV download of all its rows and, where the catalogue gives one, a chart; of the
+ * account shown (the views' `account_id`), or of all accounts, each row naming its account.
  */
-import type { Hono } from 'hono';
 import type { Kysely } from 'kysely';
 import { REPORTS, type Report } from '../../catalog/index.js';
 import type { Database } from '../../db/index.js';
 import { formatRows } from '../../format.js';
 import { reportChart, runReport, type ReportChartData, type ReportRequest } from '../../reports/index.js';
+import { link, showsSeveral, type ConsoleApp, type Viewing } from '../accounts.js';
 import { chart, html, page, pageOf, pager, recordLink, valueCell, withQuery, type Html } from '../layout.js';
 
 const PAGE_ROWS = 100;
 
-function listPage(): Html {
+function listPage(view: Viewing): Html {
   return page(
     'Reports',
     html`<table><thead><tr><th>report</th><th>what it shows</th><th></th></tr></thead><tbody>
       ${REPORTS.map(
-        (r) => html`<tr><td><a href="/reports/${r.name}">${r.title}</a></td><td>${r.description}</td>
-          <td><a href="/reports/${r.name}.csv">CSV</a></td></tr>`,
+        (r) => html`<tr><td><a href="${link(view, `/reports/${r.name}`)}">${r.title}</a></td><td>${r.description}</td>
+          <td><a href="${link(view, `/reports/${r.name}.csv`)}">CSV</a></td></tr>`,
       )}</tbody></table>`,
-    { section: '/reports' },
+    { view, section: '/reports' },
+  );
+}
+
+/**
+ * The columns shown: the account's id never (its name says it), its name only when rows of
+ * several accounts are shown.
+ */
+function shownColumns(view: Viewing, report: Report): string[] {
+  return Object.keys(report.columns).filter(
+    (column) => column !== 'account_id' && (column !== 'account_name' || showsSeveral(view)),
   );
 }
 
@@ -55,16 +66,18 @@ function chartOf(report: Report, data: ReportChartData | null): Html {
 
 async function reportPage(
   db: Kysely<Database>,
+  view: Viewing,
   report: Report,
   url: string,
   query: Record<string, string>,
 ): Promise<Html> {
   const sort = sortOf(report, query);
   const pageNumber = pageOf(query);
-  const columns = Object.keys(report.columns);
+  const columns = shownColumns(view, report);
+  const slice = { limit: PAGE_ROWS + 1, offset: (pageNumber - 1) * PAGE_ROWS };
   const [{ rows }, data] = await Promise.all([
-    runReport(db, null, report, { sort, page: { limit: PAGE_ROWS + 1, offset: (pageNumber - 1) * PAGE_ROWS } }),
-    reportChart(db, report),
+    runReport(db, null, report, { sort, page: slice, scope: view.scope }),
+    reportChart(db, report, view.scope),
   ]);
   const numericColumns = new Set(
     columns.filter((c) =>
@@ -78,7 +91,7 @@ async function reportPage(
   };
   return page(
     report.title,
-    html`<p>${report.comment} <a href="/reports/${report.name}.csv">Download CSV</a></p>
+    html`<p>${report.comment} <a href="${link(view, `/reports/${report.name}.csv`)}">Download CSV</a></p>
       ${chartOf(report, data)}
       <table><thead><tr>${columns.map(
         (c) =>
@@ -88,30 +101,42 @@ async function reportPage(
         .slice(0, PAGE_ROWS)
         .map(
           (row) =>
-            html`<tr>${columns.map((c) => valueCell(row[c], { name: c, money: isMoneyColumn(c) }, recordLink(null, c, row[c])))}</tr>`,
+            html`<tr>${columns.map((c) => valueCell(row[c], { name: c, money: isMoneyColumn(c) }, rowLink(view, row, c)))}</tr>`,
         )}
       </tbody></table>
       ${rows.length === 0 ? html`<p class="muted">No rows.</p>` : ''}
       ${pager(url, pageNumber, rows.length > PAGE_ROWS)}`,
-    { section: '/reports' },
+    { view, section: '/reports' },
   );
 }
 
-export function reportRoutes(app: Hono, db: Kysely<Database>): void {
+/** The record a value names, in the row's own account (a client number is unique only within one). */
+function rowLink(view: Viewing, row: Record<string, unknown>, column: string): string | undefined {
+  const target = recordLink(null, column, row[column]);
+  if (!target) return undefined;
+  return link(view, target, showsSeveral(view) && typeof row.account_name === 'string' ? row.account_name : undefined);
+}
+
+export function reportRoutes(app: ConsoleApp, db: Kysely<Database>): void {
   const find = (name: string) => REPORTS.find((r) => r.name === name);
-  app.get('/reports', (c) => c.html(listPage()));
+  app.get('/reports', (c) => c.html(listPage(c.get('view'))));
   app.get('/reports/:file{[a-z_]+\\.csv}', async (c) => {
     const name = c.req.param('file').replace(/\.csv$/, '');
     const report = find(name);
     if (!report) return c.text(`no report ${name}\n`, 404);
-    const { rows } = await runReport(db, null, report);
+    const view = c.get('view');
+    const { rows } = await runReport(db, null, report, { scope: view.scope });
+    // The file of one account says which; every column is kept (a program may want the ids).
+    const file = view.account && view.accounts.length > 1 ? `${report.name}-${view.account.name}` : report.name;
     c.header('content-type', 'text/csv; charset=utf-8');
-    c.header('content-disposition', `attachment; filename="${report.name}.csv"`);
+    c.header('content-disposition', `attachment; filename="${file}.csv"`);
     return c.body(formatRows(rows, 'csv', Object.keys(report.columns)));
   });
   app.get('/reports/:name{[a-z_]+}', async (c) => {
     const report = find(c.req.param('name'));
-    if (!report) return c.html(page('Not found', html`<p class="error">No report "${c.req.param('name')}".</p>`), 404);
-    return c.html(await reportPage(db, report, c.req.url, c.req.query()));
+    const view = c.get('view');
+    if (!report)
+      return c.html(page('Not found', html`<p class="error">No report "${c.req.param('name')}".</p>`, { view }), 404);
+    return c.html(await reportPage(db, view, report, c.req.url, c.req.query()));
   });
 }
