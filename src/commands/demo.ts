@@ -3,11 +3,16 @@
  * built-in sandbox in this process, backfills it into the configured database (the embedded one
  * by default) under the schema `invoicing_demo` (emptied first, so a second demo starts afresh and
  * never touches the real mirror), queues and runs a few jobs, shows what changed, prints a report.
+ * With `--accounts N` the sandbox serves N accounts, the mirror holds them all (the first as
+ * `default`, the others added with sealed keys), and a report across them closes the demo.
  */
 import type { Command } from 'commander';
 import { sql } from 'kysely';
-import { checkPoolSize, openApp, syncDeps, type App } from '../app.js';
+import { accountsAtOnce, checkPoolSize, openApp, type App } from '../app.js';
 import type { InvoicingClient } from '../api/index.js';
+import { forEachAccount, pullAccount } from '../accounts/pull.js';
+import { sealKey } from '../accounts/secret.js';
+import { accountNamed, DEFAULT_ACCOUNT, ensureDefaultAccount, type Account } from '../accounts/store.js';
 import { createApiClient } from '../service-client.js';
 import type { Config } from '../config.js';
 import { migrate } from '../db/index.js';
@@ -16,8 +21,9 @@ import { formatRows } from '../format.js';
 import { JobRunner, addJob } from '../jobs/index.js';
 import { logger, setLogLevel } from '../log.js';
 import { findReport, runReport } from '../reports/index.js';
-import { startSandbox } from '../sandbox/index.js';
-import { progressReporter, runSync } from '../sync/index.js';
+import { startSandbox, type Sandbox } from '../sandbox/index.js';
+import { progressReporter } from '../sync/index.js';
+import { randomBytes } from 'node:crypto';
 import { loadSettings, positiveInteger } from './context.js';
 
 export const DEMO_SCHEMA = 'invoicing_demo';
@@ -28,33 +34,44 @@ function heading(text: string): void {
 
 export function registerDemoCommand(command: Command): void {
   command
-    .option('--records <n>', 'records the sandbox generates', positiveInteger('--records'), 500)
-    .action(async (options: { records: number }) => {
+    .option('--records <n>', 'records the sandbox generates (per account)', positiveInteger('--records'), 500)
+    .option('--accounts <n>', 'accounts the sandbox serves and the mirror holds', positiveInteger('--accounts', 50), 1)
+    .action(async (options: { records: number; accounts: number }) => {
       const settings = loadSettings();
       // The demo speaks for itself on stdout; its logs only when asked for (LOG_LEVEL).
       if (!process.env.LOG_LEVEL) setLogLevel('warn');
-      const sandbox = await startSandbox({ records: options.records, seed: 1, sendMsPerInvoice: 300 });
+      const sandbox = await startSandbox({
+        records: options.records,
+        seed: 1,
+        sendMsPerInvoice: 300,
+        accounts: options.accounts,
+      });
       const config: Config = {
         ...settings,
         schema: DEMO_SCHEMA,
         api: { ...settings.api, url: sandbox.url, user: sandbox.user, apiKey: sandbox.apiKey },
+        // The demo's sandbox keys are no secret: without a master secret of the user's, one of its own.
+        accounts: { ...settings.accounts, secret: settings.accounts.secret ?? randomBytes(32).toString('base64') },
       };
       checkPoolSize(config, 'sync');
       const app = await openApp(config, { migrate: 'always' }).catch(async (error: unknown) => {
         await sandbox.close();
         throw error;
       });
-      const client = createApiClient(app);
+      let client: InvoicingClient | undefined;
       try {
         await sql`drop schema if exists ${sql.id(DEMO_SCHEMA)} cascade`.execute(app.database.db);
         await migrate(app.database.db, DEMO_SCHEMA);
+        const account = await demoAccounts(app, sandbox);
+        client = createApiClient(app, account);
         process.stdout.write(
           `invoice-mirror demo: sandbox at ${sandbox.url}, mirror in ${app.database.location} (schema ${DEMO_SCHEMA})\n`,
         );
-        await backfillStep(app, client);
-        const failed = await jobsStep(app, client, config);
+        if (options.accounts === 1) await backfillStep(app, account, client);
+        else await backfillAccountsStep(app);
+        const failed = await jobsStep(app, account, client, config);
         await changesStep(app.database.db);
-        await reportStep(app.database.db);
+        await reportStep(app.database.db, options.accounts > 1);
         process.stdout.write(
           `\nDone. Explore the demo mirror with, for example:\n` +
             `  MIRROR_SCHEMA=${DEMO_SCHEMA} npx invoice-mirror report\n` +
@@ -62,7 +79,7 @@ export function registerDemoCommand(command: Command): void {
         );
         if (failed > 0) throw new RunError(`${failed} demo job(s) failed`);
       } finally {
-        await client.close();
+        await client?.close();
         await app.close();
         await sandbox.close();
       }
@@ -75,33 +92,75 @@ async function rowsOf<T>(db: Db, query: ReturnType<typeof sql<T>>): Promise<T[]>
   return (await query.execute(db)).rows;
 }
 
-async function backfillStep(app: App, client: InvoicingClient): Promise<void> {
+/** Account `default` (the sandbox's first, through the settings) and the others with sealed keys; returns `default`. */
+async function demoAccounts(app: App, sandbox: Sandbox): Promise<Account> {
+  const { db } = app.database;
+  await ensureDefaultAccount(db);
+  for (const other of sandbox.accounts.slice(1)) {
+    await db
+      .insertInto('accounts')
+      .values({
+        name: `client-${other.index}`,
+        api_url: sandbox.url,
+        api_user: other.user,
+        api_key: sealKey(other.apiKey, app.config.accounts.secret!),
+      })
+      .execute();
+  }
+  return accountNamed(db, DEFAULT_ACCOUNT);
+}
+
+async function backfillStep(app: App, account: Account, client: InvoicingClient): Promise<void> {
   heading('1. Backfill: every entity of the sandbox account into the mirror');
-  const backfill = await runSync(syncDeps(app, client), {
-    kind: 'backfill',
-    onProgress: progressReporter(process.stderr, logger),
+  const backfill = await pullAccount(app, {
+    account,
+    client,
+    options: { kind: 'backfill', onProgress: progressReporter(process.stderr, logger) },
   });
   if (backfill.status !== 'succeeded') throw new RunError(`demo backfill ended ${backfill.status}: ${backfill.error}`);
   const pulled = Object.entries(backfill.entities).map(([entity, o]) => ({ entity, records: o!.fetched }));
   process.stdout.write(formatRows(pulled, 'table'));
 }
 
-/** Queues and runs the demo's jobs; returns how many failed. */
-async function jobsStep(app: App, client: InvoicingClient, config: Config): Promise<number> {
+/** Every account backfilled at once, each through its own client; a table of what each holds. */
+async function backfillAccountsStep(app: App): Promise<void> {
+  heading('1. Backfill: every account of the sandbox into one mirror, several at once');
+  const accounts = await app.database.db.selectFrom('accounts').selectAll().orderBy('id').execute();
+  const atOnce = accountsAtOnce(app.config, 'sync', accounts.length);
+  const results = await forEachAccount(accounts, atOnce, async (account) => {
+    const client = createApiClient(app, account);
+    try {
+      return await pullAccount(app, { account, client, atOnce, options: { kind: 'backfill' } });
+    } finally {
+      await client.close();
+    }
+  });
+  const rows = results.map((result, i) => {
+    const name = accounts[i]!.name;
+    if (result.status === 'rejected' || result.value.status !== 'succeeded')
+      throw new RunError(`demo backfill of ${name} did not succeed`);
+    const records = Object.values(result.value.entities).reduce((sum, o) => sum + o!.fetched, 0);
+    return { account: name, records, requests: result.value.requestsMade };
+  });
+  process.stdout.write(formatRows(rows, 'table'));
+}
+
+/** Queues and runs the demo's jobs (for account `default`); returns how many failed. */
+async function jobsStep(app: App, account: Account, client: InvoicingClient, config: Config): Promise<number> {
   heading('2. Jobs: send two saved invoices, approve a sent quotation, set a stock level');
   const { db } = app.database;
   const invoices = await rowsOf<{ id: number }>(
     db,
-    sql`select id from saved_invoices where deleted_at is null order by id limit 2`,
+    sql`select id from saved_invoices where account_id = ${account.id} and deleted_at is null order by id limit 2`,
   );
   const [quotation] = await rowsOf<{ id: number }>(
     db,
     sql`
-    select id from quotations where deleted_at is null and sent and approved is null and coalesce(customstatus, '') <> 'declined' order by id limit 1`,
+    select id from quotations where account_id = ${account.id} and deleted_at is null and sent and approved is null and coalesce(customstatus, '') <> 'declined' order by id limit 1`,
   );
   const [product] = await rowsOf<{ id: number }>(
     db,
-    sql`select id from products where deleted_at is null and stock_use order by id limit 1`,
+    sql`select id from products where account_id = ${account.id} and deleted_at is null and stock_use order by id limit 1`,
   );
   if (invoices.length < 2 || !quotation || !product)
     throw new RunError('the sandbox account is too small for the demo; try --records 500');
@@ -112,10 +171,14 @@ async function jobsStep(app: App, client: InvoicingClient, config: Config): Prom
     date: today,
     comments: 'Approved in the invoice-mirror demo',
   };
-  await addJob(db, { kind: 'send_saved_invoices', payload: { ids: invoices.map((i) => i.id), delete: true } });
-  await addJob(db, { kind: 'approve_quotation', payload: approval });
-  await addJob(db, { kind: 'set_product_stock', payload: { id: product.id, stock: 42 } });
-  const ran = await new JobRunner({ database: app.database, client, config, logger }).runUntilEmpty();
+  await addJob(db, account.id, {
+    kind: 'send_saved_invoices',
+    payload: { ids: invoices.map((i) => i.id), delete: true },
+  });
+  await addJob(db, account.id, { kind: 'approve_quotation', payload: approval });
+  await addJob(db, account.id, { kind: 'set_product_stock', payload: { id: product.id, stock: 42 } });
+  const runner = new JobRunner({ database: app.database, account, client, config, logger });
+  const ran = await runner.runUntilEmpty();
   const jobs = await rowsOf<Record<string, unknown>>(
     db,
     sql`select id, kind, status, attempts, last_error from jobs order by id`,
@@ -135,9 +198,13 @@ async function changesStep(db: Db): Promise<void> {
   process.stdout.write(formatRows(changes, 'table'));
 }
 
-async function reportStep(db: Db): Promise<void> {
-  heading('4. A report: the quotation pipeline');
-  const report = findReport('quotation_pipeline')!;
+async function reportStep(db: Db, acrossAccounts: boolean): Promise<void> {
+  heading(
+    acrossAccounts
+      ? '4. A report across the accounts: revenue per account and month'
+      : '4. A report: the quotation pipeline',
+  );
+  const report = findReport(acrossAccounts ? 'revenue_per_account_month' : 'quotation_pipeline')!;
   const result = await runReport(db, DEMO_SCHEMA, report);
   process.stdout.write(formatRows(result.rows, 'table', result.columns));
 }

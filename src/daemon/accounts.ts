@@ -73,16 +73,17 @@ export class DaemonAccounts {
     const log = this.log.child({ account: account.name });
     let client: InvoicingClient;
     try {
-      client = createApiClient(this.app, account, { onAttempt: this.metrics.countAttempt });
+      client = createApiClient(this.app, account, { onAttempt: this.metrics.countAttempts(account.name) });
     } catch (error) {
       // A key the master secret cannot open, missing settings: this account waits, the others go on.
       log.error({ error: errorMessage(error) }, 'cannot serve the account');
       return;
     }
-    this.metrics.watch(client);
+    this.metrics.watch(account.name, client);
     const { database, config } = this.app;
     const runner = new JobRunner({ database, client, config, logger: log, account });
-    runner.on('finished', (job) => this.metrics.recordJob(job));
+    runner.on('finished', (job) => this.metrics.recordJob(account.name, job));
+    runner.on('refused', () => void this.retire(account.id, 'its key was refused'));
     const refused = () => void this.refused(account);
     const pulls = new SyncDriver(this.app, account, client, this.metrics, log, refused, this.atOnce);
     this.served.set(account.id, { account, client, runner, pulls });

@@ -46,7 +46,7 @@ export class SyncDriver {
     const options = { kind: 'sync' as const, signal: this.abort.signal };
     this.current = pullAccount(app, { account, client, options, work: 'daemon', atOnce: this.atOnce })
       .then((outcome) => {
-        this.metrics.recordSync('sync', performance.now() - began, outcome);
+        this.metrics.recordSync(this.account.name, 'sync', performance.now() - began, outcome);
         if (outcome.refused) this.onRefused();
       })
       .catch((error: unknown) => {

@@ -118,7 +118,7 @@ describe('health reports a stalled gate', () => {
     const other = clientFor(env.sandbox, {
       timeoutMs: 60_000,
       maxRetries: 0,
-      exclusive: serviceLock(database.current.handle),
+      exclusive: serviceLock(database.current.handle, database.current.accountId),
     });
     const held = other.getProduct(Number(env.sandbox.store.list('products')[0]!.id)).catch((error: unknown) => error);
     try {

@@ -8,6 +8,7 @@ import { sql } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
 import { migrations } from '../../migrations/index.js';
 import { jsonb, migrate, openDatabase } from '../../src/db/index.js';
+import { accountNamed, DEFAULT_ACCOUNT, ensureDefaultAccount } from '../../src/accounts/store.js';
 import { runCli } from '../support/cli.js';
 import { useDaemons, waitFor } from '../support/daemon.js';
 import { useSandbox } from '../support/sandbox.js';
@@ -104,9 +105,16 @@ describe('the embedded database', () => {
     const first = await openDatabase(options);
     expect(first.kind).toBe('embedded');
     expect(await migrate(first.db, 'invoicing')).toEqual([]);
+    await ensureDefaultAccount(first.db);
+    const { id: accountId } = await accountNamed(first.db, DEFAULT_ACCOUNT);
     const inserted = await first.db
       .insertInto('jobs')
-      .values({ kind: 'set_product_stock', payload: jsonb({ id: 7, stock: 2.5 }), status: 'cancelled' })
+      .values({
+        account_id: accountId,
+        kind: 'set_product_stock',
+        payload: jsonb({ id: 7, stock: 2.5 }),
+        status: 'cancelled',
+      })
       .returning(['id'])
       .executeTakeFirstOrThrow();
     await first.close();

@@ -11,7 +11,11 @@ describe('postgres through postgres.js', () => {
     const { db } = database.current.handle;
     const row = await db
       .insertInto('jobs')
-      .values({ kind: 'send_saved_invoices', payload: jsonb({ ids: [12, 13], delete: true }) })
+      .values({
+        account_id: database.current.accountId,
+        kind: 'send_saved_invoices',
+        payload: jsonb({ ids: [12, 13], delete: true }),
+      })
       .returning(['id', 'payload'])
       .executeTakeFirstOrThrow();
     expect(typeof row.id).toBe('number');
