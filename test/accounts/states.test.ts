@@ -74,7 +74,7 @@ async function seed(id: number): Promise<void> {
 }
 
 beforeAll(async () => {
-  await sql`insert into accounts (name) values ('default')`.execute(db());
+  // The test schema has `default` (see test/support/test-database.ts).
   expect((await cli(['add', 'acme', '--api-user', 'bob', '--api-key-env', 'KEY'])).code).toBe(0);
   expect((await cli(['add', 'gone', '--api-user', 'gus', '--api-key-env', 'KEY'])).code).toBe(0);
   await seed(await accountId(db(), 'acme'));

@@ -61,18 +61,22 @@ describe('invoice-mirror daemon', () => {
     });
 
     const metrics = await (await fetch(`${daemon.url}/metrics`)).text();
-    expect(metrics).toMatch(/^invoice_mirror_jobs\{status="succeeded"\} 1$/m);
-    expect(metrics).toMatch(/^invoice_mirror_sync_runs_total\{kind="sync",status="succeeded"\} 1$/m);
-    expect(metrics).toMatch(/^invoice_mirror_last_sync_records\{entity="clients",outcome="fetched"\} 40$/m);
+    expect(metrics).toMatch(/^invoice_mirror_jobs\{account="default",status="succeeded"\} 1$/m);
+    expect(metrics).toMatch(/^invoice_mirror_sync_runs_total\{account="default",kind="sync",status="succeeded"\} 1$/m);
     expect(metrics).toMatch(
-      /^invoice_mirror_api_requests_total\{method="GET",endpoint="\/clients",status="200"\} \d+$/m,
+      /^invoice_mirror_last_sync_records\{account="default",entity="clients",outcome="fetched"\} 40$/m,
     );
     expect(metrics).toMatch(
-      /^invoice_mirror_api_requests_total\{method="PUT",endpoint="\/products\/\{id\}",status="200"\} 1$/m,
+      /^invoice_mirror_api_requests_total\{account="default",method="GET",endpoint="\/clients",status="200"\} \d+$/m,
     );
-    expect(metrics).toMatch(/^invoice_mirror_rate_limit_remaining \d+$/m);
+    expect(metrics).toMatch(
+      /^invoice_mirror_api_requests_total\{account="default",method="PUT",endpoint="\/products\/\{id\}",status="200"\} 1$/m,
+    );
+    expect(metrics).toMatch(/^invoice_mirror_rate_limit_remaining\{account="default"\} \d+$/m);
     expect(metrics).toMatch(/^invoice_mirror_build_info\{version="\d+\.\d+\.\d+",node_version="v\d+\.\d+\.\d+"\} 1$/m);
-    expect(metrics).toMatch(/^invoice_mirror_last_sync_success_timestamp_seconds \d{10}(\.\d+)?$/m);
+    expect(metrics).toMatch(
+      /^invoice_mirror_last_sync_success_timestamp_seconds\{account="default"\} \d{10}(\.\d+)?$/m,
+    );
     expect(metrics).toMatch(/^process_cpu_user_seconds_total /m);
     expect(metrics).toMatch(/^nodejs_eventloop_lag_seconds /m);
     expect(metrics).not.toMatch(/NaN/);
@@ -81,7 +85,9 @@ describe('invoice-mirror daemon', () => {
     const ready = await fetch(`${daemon.url}/readyz`);
     expect(ready.status).toBe(200);
     expect(await ready.json()).toMatchObject({ ready: true, problems: [] });
-    expect(metrics).toMatch(/^invoice_mirror_job_duration_seconds_count\{kind="set_product_stock"\} 1$/m);
+    expect(metrics).toMatch(
+      /^invoice_mirror_job_duration_seconds_count\{account="default",kind="set_product_stock"\} 1$/m,
+    );
     expect((await fetch(`${daemon.url}/nothing`)).status).toBe(404);
     const consolePage = await fetch(`${daemon.url}/`); // the web console beside them
     expect(consolePage.status).toBe(200);

@@ -68,12 +68,15 @@ describe('postgres through postgres.js', () => {
       db,
     );
     expect(indexes.map((i) => i.tablename)).toEqual([...ENTITY_NAMES].sort());
-    for (const index of indexes) expect(index.indexdef).toMatch(/\(deleted_at\) WHERE \(deleted_at IS NOT NULL\)$/);
+    for (const index of indexes)
+      expect(index.indexdef).toMatch(/\(account_id, deleted_at\) WHERE \(deleted_at IS NOT NULL\)$/);
     const plan = await db.transaction().execute(async (trx) => {
       await sql`set local enable_seqscan = off`.execute(trx);
       const { rows } = await sql<{
         'QUERY PLAN': string;
-      }>`explain select clientnr from clients where deleted_at > now() - interval '7 days'`.execute(trx);
+      }>`explain select clientnr from clients where account_id = 1 and deleted_at > now() - interval '7 days'`.execute(
+        trx,
+      );
       return rows.map((row) => row['QUERY PLAN']).join('\n');
     });
     expect(plan).toContain('clients_deleted_at');

@@ -141,7 +141,8 @@ describe('many accounts in one mirror', () => {
     for (const slot of [a1!, a2!, a3!, a4!]) slot.store.churn(6);
     a2!.refuseKey();
     a3!.hourlyQuota = a3!.calls.length; // spent: the next call is a 403
-    a4!.failNext('500', 20, { pathPrefix: '/products' });
+    // Every attempt at the products list fails (MAX_RETRIES is 1: two attempts).
+    a4!.failNext('500', 2, { pathPrefix: '/products' });
     const before3 = await mirrorOf(3);
 
     const outcomes = await pullAll([1, 2, 3, 4]);

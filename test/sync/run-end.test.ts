@@ -37,7 +37,7 @@ const lastRunId = async () =>
 
 /** The backend holding the run's sync lock (the connection the whole run is on). */
 async function syncLockHolder(): Promise<number | null> {
-  const key = lockKey(database.current.schema, 'sync');
+  const key = lockKey(database.current.schema, 'sync', database.current.accountId);
   const { rows } = await sql<{ pid: number }>`
     select l.pid from pg_locks l, (select ${key}::bigint as k) x
     where l.locktype = 'advisory' and l.granted
