@@ -41,42 +41,12 @@ const COMMENTS = [
   `comment on column accounts.state_reason is 'why the account is paused, refused or removed, and what to do'`,
 ];
 
-/** A job inserted without an account (by plain SQL) belongs to the only account, if there is one. */
-const JOBS_ACCOUNT = [
-  `
-    create function jobs_account() returns trigger language plpgsql as $$
-    declare
-      found integer[];
-    begin
-      select array_agg(id) into found from accounts where state <> 'removed';
-      if coalesce(array_length(found, 1), 0) <> 1 then
-        raise exception 'jobs.account_id is required: % accounts exist; name one, e.g. account_id = (select id from accounts where name = ''…'')',
-          coalesce(array_length(found, 1), 0) using errcode = '23502';
-      end if;
-      new.account_id := found[1];
-      return new;
-    end
-    $$`,
-  `create trigger jobs_account before insert on jobs for each row when (new.account_id is null) execute function jobs_account()`,
-];
-
 /**
  * Row-level security's data: the database roles confined to accounts. The policies that read it
  * are made after the migrations over every table with account_id (src/db/repeatable.ts); a role
  * named here sees only its accounts' rows, any other role is not confined.
  */
 const ACCOUNT_ROLES = [
-  // The report views read with the querying role's rights (security_invoker), which PostgreSQL
-  // has from version 15: say so before anything else fails.
-  `
-    do $$
-    begin
-      if current_setting('server_version_num')::integer < 150000 then
-        raise exception 'invoice-mirror needs PostgreSQL 15 or newer (this server is %): the report views read with the rights of whoever queries them (security_invoker), so that row-level security confines a role to its accounts through them too',
-          current_setting('server_version') using errcode = '0A000';
-      end if;
-    end
-    $$`,
   `
     create table account_roles (
       role_name  text not null,
@@ -102,10 +72,27 @@ const ACCOUNT_ROLES = [
                       (select coalesce(array_agg(a.id order by a.id), '{}') from accounts a));
     end`,
   `comment on function visible_accounts(text) is 'The accounts whose rows a role sees: those account_roles names for it (row-level security), or every account when it is not named there'`,
-  // Replaces the trigger function above: a confined role queues for its own account. Names are
-  // qualified by the table's schema, as the role inserting may have another search_path.
+];
+
+/** The report views read with the querying role's rights (security_invoker), which PostgreSQL has from version 15. */
+const VERSION_CHECK = `
+    do $$
+    begin
+      if current_setting('server_version_num')::integer < 150000 then
+        raise exception 'invoice-mirror needs PostgreSQL 15 or newer (this server is %): the report views read with the rights of whoever queries them (security_invoker), so that row-level security confines a role to its accounts through them too',
+          current_setting('server_version') using errcode = '0A000';
+      end if;
+    end
+    $$`;
+
+/**
+ * A job inserted without an account (by plain SQL) belongs to the only account the role inserting
+ * it sees, if there is exactly one (a role confined to one account queues for its own). Names are
+ * qualified by the table's schema, as the role inserting may have another search_path.
+ */
+const JOBS_ACCOUNT = [
   `
-    create or replace function jobs_account() returns trigger language plpgsql as $$
+    create function jobs_account() returns trigger language plpgsql as $$
     declare
       found integer[];
     begin
@@ -119,6 +106,7 @@ const ACCOUNT_ROLES = [
       return new;
     end
     $$`,
+  `create trigger jobs_account before insert on jobs for each row when (new.account_id is null) execute function jobs_account()`,
 ];
 
 interface Constraint {
@@ -135,6 +123,7 @@ interface Index {
 }
 
 export async function up(db: Kysely<any>): Promise<void> {
+  await sql.raw(VERSION_CHECK).execute(db);
   await sql.raw(CREATE_ACCOUNTS).execute(db);
   for (const statement of COMMENTS) await sql.raw(statement).execute(db);
   const tables = await perAccountTables(db);
@@ -170,8 +159,8 @@ export async function up(db: Kysely<any>): Promise<void> {
   // Lookups by a run's or a job's own id, where the account is not known yet (`jobs show 42`).
   await sql`create index sync_runs_id on sync_runs (id)`.execute(db);
   await sql`create index jobs_id on jobs (id)`.execute(db);
-  for (const statement of JOBS_ACCOUNT) await sql.raw(statement).execute(db);
   for (const statement of ACCOUNT_ROLES) await sql.raw(statement).execute(db);
+  for (const statement of JOBS_ACCOUNT) await sql.raw(statement).execute(db);
 }
 
 async function perAccountTables(db: Kysely<any>): Promise<string[]> {

@@ -22,7 +22,7 @@ const FROZEN: Record<string, string> = {
   '0009_interrupted_runs.ts': '221357b52f24311b',
   '0010_invoices.ts': 'cd6160cb7c1a5340',
   '0011_invoice_pdfs.ts': '1bd2de040fcba534',
-  '0012_accounts.ts': 'df9f59b7be42cf77',
+  '0012_accounts.ts': 'fb5e2433a27ea2a5',
 };
 
 const sourceDir = new URL('../../migrations/', import.meta.url);
