@@ -1,78 +1,20 @@
 /**
- * One row per account for `accounts list`: its state, its last complete pull, its queue and what
- * needs a person, counted per account from the bookkeeping tables in one statement (each table
- * leads its key with `account_id`, so every group is read from an index range). The problems are
- * those src/db/attention.ts knows for one account, plus the account's own state.
+ * One row per account for `accounts list` and `accounts show`: the read model's summary of each
+ * account (src/db/summaries.ts), and how the command shows it.
  */
-import { sql, type Kysely } from 'kysely';
-import type { AccountState, Database } from '../db/schema.js';
+import type { Kysely } from 'kysely';
+import { accountSummaries, oneAccount, type AccountSummary } from '../db/index.js';
+import type { Database } from '../db/schema.js';
 import { plural, relativeTime } from '../format.js';
 
-/** Failed jobs stay failed (only a retry moves them): the list counts the recent ones. */
-export const FAILED_JOBS_DAYS = 7;
+import { FAILED_JOBS_DAYS } from '../db/summaries.js';
 
-export interface AccountOverview {
-  id: number;
-  name: string;
-  state: AccountState;
-  state_reason: string | null;
-  /** When the last pull that ended `succeeded` (complete and exact) finished; null: never. */
-  last_complete_sync_at: Date | null;
-  sync_age_seconds: number | null;
-  queued_jobs: number;
-  running_jobs: number;
-  failed_jobs: number;
-  interrupted_jobs: number;
-  held_deletes: number;
-  rejected_values: number;
-  /** The status of the last pull that is over (null: none yet). */
-  last_pull_status: string | null;
-  /** The entities whose list that pull could not read completely. */
-  failing_lists: string[];
-}
+export { FAILED_JOBS_DAYS };
+export type AccountOverview = AccountSummary;
 
-/**
- * Per account, in name order. A failing list is an entity the last finished pull names in its
- * error: the sync engine writes each entity's failure as `entity: message`, joined by `; `.
- */
-export async function accountsOverview(db: Kysely<Database>, onlyId?: number): Promise<AccountOverview[]> {
-  // One account (`accounts show`): each group reads that account's index range only.
-  const only = onlyId === undefined ? sql`true` : sql`account_id = ${onlyId}`;
-  const { rows } = await sql<AccountOverview>`
-    with pulls as (
-      select account_id, max(finished_at) filter (where status = 'succeeded') as last_complete_sync_at
-        from sync_runs where kind in ('backfill', 'sync') and ${only} group by account_id),
-    last_pull as (
-      select distinct on (account_id) account_id, status, entities, error
-        from sync_runs where kind in ('backfill', 'sync') and status <> 'running' and ${only}
-       order by account_id, id desc),
-    queue as (
-      select account_id,
-             count(*) filter (where status = 'queued')::int as queued,
-             count(*) filter (where status = 'running')::int as running,
-             count(*) filter (where status = 'failed'
-                               and finished_at > now() - make_interval(days => ${FAILED_JOBS_DAYS}))::int as failed,
-             count(*) filter (where status = 'interrupted')::int as interrupted
-        from jobs where ${only} group by account_id),
-    held as (select account_id, count(*)::int as n from held_deletes where ${only} group by account_id),
-    rejected as (select account_id, count(*)::int as n from rejected_values where ${only} group by account_id)
-    select a.id, a.name, a.state, a.state_reason, p.last_complete_sync_at,
-           extract(epoch from now() - p.last_complete_sync_at)::float8 as sync_age_seconds,
-           coalesce(q.queued, 0) as queued_jobs, coalesce(q.running, 0) as running_jobs,
-           coalesce(q.failed, 0) as failed_jobs, coalesce(q.interrupted, 0) as interrupted_jobs,
-           coalesce(h.n, 0) as held_deletes, coalesce(r.n, 0) as rejected_values,
-           l.status as last_pull_status,
-           coalesce(array(select e from unnest(l.entities) e
-                           where l.error ~ ('(^|; )' || e || ': ') order by e), '{}') as failing_lists
-      from accounts a
-      left join pulls p on p.account_id = a.id
-      left join last_pull l on l.account_id = a.id
-      left join queue q on q.account_id = a.id
-      left join held h on h.account_id = a.id
-      left join rejected r on r.account_id = a.id
-     where ${onlyId === undefined ? sql`true` : sql`a.id = ${onlyId}`}
-     order by a.name`.execute(db);
-  return rows.map((row) => ({ ...row, id: Number(row.id) }));
+/** Per account, in name order (of one account with `onlyId`): the read model's summaries. */
+export function accountsOverview(db: Kysely<Database>, onlyId?: number): Promise<AccountOverview[]> {
+  return accountSummaries(db, onlyId === undefined ? 'all' : oneAccount(onlyId));
 }
 
 /** `12 min`, `3 h`, `2 d`: how long ago, without the "ago" (the column says it). */

@@ -92,6 +92,9 @@ export async function jobsTouchingRecord(
   return rows;
 }
 
+/** Failed jobs stay failed (only a retry moves them): summaries count the recent ones. */
+export const FAILED_JOBS_DAYS = 7;
+
 export interface AccountSummary {
   id: number;
   name: string;
@@ -104,6 +107,9 @@ export interface AccountSummary {
   /** Live records in all mirror tables. */
   records: number;
   queued_jobs: number;
+  running_jobs: number;
+  /** Jobs failed in the last FAILED_JOBS_DAYS days. */
+  failed_jobs: number;
   interrupted_jobs: number;
   held_deletes: number;
   rejected_values: number;
@@ -133,6 +139,9 @@ export async function accountSummaries(db: Kysely<Database>, scope: AccountScope
            extract(epoch from now() - p.at)::float8 as sync_age_seconds,
            (${LIVE_RECORDS})::float8 as records,
            (select count(*) from jobs j where j.account_id = a.id and j.status = 'queued')::int as queued_jobs,
+           (select count(*) from jobs j where j.account_id = a.id and j.status = 'running')::int as running_jobs,
+           (select count(*) from jobs j where j.account_id = a.id and j.status = 'failed'
+               and j.finished_at > now() - make_interval(days => ${FAILED_JOBS_DAYS}))::int as failed_jobs,
            (select count(*) from jobs j where j.account_id = a.id and j.status = 'interrupted')::int as interrupted_jobs,
            (select count(*) from held_deletes h where h.account_id = a.id)::int as held_deletes,
            (select count(*) from rejected_values r where r.account_id = a.id)::int as rejected_values,
