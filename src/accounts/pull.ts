@@ -9,7 +9,7 @@ import PQueue from 'p-queue';
 import { syncDeps, type App, type Work } from '../app.js';
 import type { InvoicingClient } from '../api/index.js';
 import { runSync, type SyncOptions, type SyncOutcome } from '../sync/index.js';
-import { setAccountState, type Account } from './store.js';
+import { markRefused, type Account } from './store.js';
 
 export interface AccountPull {
   account: Account;
@@ -26,14 +26,8 @@ export async function pullAccount(app: App, pull: AccountPull): Promise<SyncOutc
   const { account, client, options } = pull;
   const deps = syncDeps(app, client, account, pull.allowDeletes, pull.work, pull.atOnce);
   const outcome = await runSync(deps, options);
-  if (outcome.refused) await markRefused(app, account);
+  if (outcome.refused) await markRefused(app.database.db, account.id, `pull ${outcome.runId}`);
   return outcome;
-}
-
-/** The account's key was refused (401): it is not tried again until a person resumes it. */
-export async function markRefused(app: App, account: Pick<Account, 'id' | 'name'>): Promise<void> {
-  const at = new Date().toISOString().slice(0, 16).replace('T', ' ');
-  await setAccountState(app.database.db, account.id, 'refused', `the service answered 401 Unauthorized at ${at} UTC`);
 }
 
 /**

@@ -113,6 +113,18 @@ export async function setAccountState(
     .execute();
 }
 
+/**
+ * The service refused the account's key (401) `during` a pull or a job: the account becomes
+ * `refused` (in the database, so every process and the console see it and say what to do) and is
+ * not tried again until a person resumes it. Returns the reason recorded.
+ */
+export async function markRefused(db: Kysely<Database>, accountId: number, during: string): Promise<string> {
+  const at = new Date().toISOString().slice(0, 16).replace('T', ' ');
+  const reason = `the service answered 401 Unauthorized to ${during} at ${at} UTC`;
+  await setAccountState(db, accountId, 'refused', reason);
+  return reason;
+}
+
 /** The address and credentials of an account's service. */
 export interface AccountCredentials {
   baseUrl: string;

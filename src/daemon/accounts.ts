@@ -8,7 +8,6 @@ import PQueue from 'p-queue';
 import type { Logger } from 'pino';
 import { accountsAtOnce, type App } from '../app.js';
 import type { InvoicingClient } from '../api/index.js';
-import { markRefused } from '../accounts/pull.js';
 import { accountsToServe, type Account } from '../accounts/store.js';
 import { oneAccount, secondsSinceLastPullStarted } from '../db/index.js';
 import { errorMessage } from '../errors.js';
@@ -96,7 +95,6 @@ export class DaemonAccounts {
       { account: account.name },
       'the service refused the API key (401); the account is no longer served until resumed',
     );
-    await markRefused(this.app, account).catch(() => undefined);
     await this.retire(account.id, 'its key was refused');
   }
 

@@ -26,7 +26,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Logger } from 'pino';
 import type { AuthenticationError, InvoicingClient } from '../api/index.js';
-import { setAccountState, type Account } from '../accounts/store.js';
+import { markRefused, type Account } from '../accounts/store.js';
 import type { Config } from '../config.js';
 import { lockKey, type Database, type DatabaseHandle } from '../db/index.js';
 import { errorMessage } from '../errors.js';
@@ -410,9 +410,7 @@ export class JobRunner extends EventEmitter {
    * The other accounts' runners go on.
    */
   private async refuse(db: Kysely<Database>, error: AuthenticationError, during: string): Promise<void> {
-    const at = new Date().toISOString().slice(0, 16).replace('T', ' ');
-    const reason = `the service answered ${error.status ?? 401} Unauthorized to ${during} at ${at} UTC`;
-    await setAccountState(db, this.account.id, 'refused', reason);
+    const reason = await markRefused(db, this.account.id, during);
     this.refusal = reason;
     this.stopping = true;
     this.log.error({ reason }, "the service refused the account's API key; its jobs wait until the account is resumed");

@@ -1,7 +1,8 @@
 /**
  * A sync run: pulls each entity through the client, merges page by page, sweeps deletes after a
- * complete pull (with the delete safeguard), and records the run in `sync_runs`. One run at a time
- * per mirror, across processes (a session advisory lock held for the whole run).
+ * complete pull (with the delete safeguard), and records the run in `sync_runs`. A run pulls one
+ * account; one run at a time per account, across processes (a session advisory lock held for the
+ * whole run).
  *
  * Statuses: `succeeded` when every entity was pulled completely and stored exactly; `partial`
  * when some were not (an error, the rate limit, held deletes, values not stored as sent, a stop
