@@ -25,7 +25,7 @@ import { EventEmitter } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Logger } from 'pino';
-import type { AuthenticationError, InvoicingClient } from '../api/index.js';
+import type { InvoicingClient } from '../api/index.js';
 import { markRefused, type Account } from '../accounts/store.js';
 import type { Config } from '../config.js';
 import { lockKey, type Database, type DatabaseHandle } from '../db/index.js';
@@ -389,7 +389,7 @@ export class JobRunner extends EventEmitter {
     }
     await markUnsuccessful(db, job, disposition);
     const refused = refusedKey(error);
-    if (refused) await this.refuse(db, refused, `job ${job.id} (${job.kind})`);
+    if (refused) await this.refuse(db, `job ${job.id} (${job.kind})`);
     const level = disposition.status === 'queued' ? 'info' : 'warn';
     log[level](
       {
@@ -409,7 +409,7 @@ export class JobRunner extends EventEmitter {
    * every process and the console see it and say what to do) and this runner stops taking jobs.
    * The other accounts' runners go on.
    */
-  private async refuse(db: Kysely<Database>, error: AuthenticationError, during: string): Promise<void> {
+  private async refuse(db: Kysely<Database>, during: string): Promise<void> {
     const reason = await markRefused(db, this.account.id, during);
     this.refusal = reason;
     this.stopping = true;
