@@ -25,6 +25,8 @@ export interface DatabaseNeeds {
   migrate?: 'always' | 'auto' | 'never';
   /** Every session read-only (the `sql` command). */
   readOnly?: boolean;
+  /** The sessions' application_name (a daemon's id, see src/fleet/leases.ts). */
+  applicationName?: string;
 }
 
 export async function openApp(config: Config, needs: DatabaseNeeds = {}): Promise<App> {
@@ -36,6 +38,7 @@ export async function openApp(config: Config, needs: DatabaseNeeds = {}): Promis
     poolSize: config.dbPoolSize,
     create: needs.migrate === 'always' || needs.migrate === 'auto',
     readOnly: needs.readOnly,
+    applicationName: needs.applicationName,
   });
   try {
     if (migrates) {
