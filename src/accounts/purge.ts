@@ -16,15 +16,16 @@ export interface PurgePlan {
 /**
  * The tables of the mirror schema with an `account_id` column (views left out), ordered so that a
  * table is emptied before any table it references: foreign keys between them would otherwise
- * refuse the deletes.
+ * refuse the deletes. A table hash-partitioned by account (scripts/partition-by-account.mjs) is
+ * one table: its partitions are left out, their rows are its own.
  */
 export async function accountTables(db: Kysely<Database>): Promise<string[]> {
   const { rows: tables } = await sql<{ name: string }>`
-    select c.table_name as name
-      from information_schema.columns c
-      join information_schema.tables t on t.table_schema = c.table_schema and t.table_name = c.table_name
-     where c.table_schema = current_schema() and c.column_name = 'account_id' and t.table_type = 'BASE TABLE'
-     order by c.table_name`.execute(db);
+    select c.relname as name
+      from pg_class c
+     where c.relnamespace = current_schema()::regnamespace and c.relkind in ('r', 'p') and not c.relispartition
+       and exists (select from pg_attribute a where a.attrelid = c.oid and a.attname = 'account_id' and not a.attisdropped)
+     order by c.relname`.execute(db);
   const { rows: references } = await sql<{ child: string; parent: string }>`
     select cl.relname as child, ref.relname as parent
       from pg_constraint co join pg_class cl on cl.oid = co.conrelid join pg_class ref on ref.oid = co.confrelid
