@@ -14,7 +14,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import PQueue from 'p-queue';
 import type { Logger } from 'pino';
-import type { App } from '../app.js';
+import { accountsAtOnce, minimumPoolSize, type App } from '../app.js';
 import type { InvoicingClient } from '../api/index.js';
 import { pullAccount } from '../accounts/pull.js';
 import { accountsNamed, ensureDefaultAccount, type Account } from '../accounts/store.js';
@@ -51,6 +51,8 @@ export class FleetDaemon {
   private readonly clients = new Map<number, InvoicingClient>();
   private readonly working = new Map<number, Work>();
   private readonly queue: PQueue;
+  /** Accounts worked on at once: ACCOUNT_CONCURRENCY, as far as DB_POOL_SIZE has room. */
+  readonly concurrency: number;
   private timers: NodeJS.Timeout[] = [];
   private unlisten: (() => Promise<void>) | undefined;
   private claiming: Promise<void> | null = null;
@@ -63,7 +65,8 @@ export class FleetDaemon {
     private readonly metrics: DaemonMetrics,
     private readonly log: Logger,
   ) {
-    this.queue = new PQueue({ concurrency: app.config.fleet.accountConcurrency });
+    this.concurrency = accountsAtOnce(app.config, 'daemon', app.config.fleet.accountConcurrency);
+    this.queue = new PQueue({ concurrency: this.concurrency });
   }
 
   get id(): string {
@@ -85,10 +88,13 @@ export class FleetDaemon {
     this.timers.push(setInterval(() => void this.beat(), (leaseSeconds * 1000) / 3));
     // A job queued anywhere: its account may be claimed at once.
     this.unlisten = await this.app.database.listen(`${this.app.config.schema}_jobs`, () => void this.claimSoon());
-    this.log.info(
-      { daemon: this.identity.id, concurrency: this.app.config.fleet.accountConcurrency },
-      'fleet daemon started',
-    );
+    const { accountConcurrency } = this.app.config.fleet;
+    if (this.concurrency < accountConcurrency)
+      this.log.warn(
+        { accountConcurrency, dbPoolSize: this.app.config.dbPoolSize, accountsAtOnce: this.concurrency },
+        `DB_POOL_SIZE has room for ${this.concurrency} of ACCOUNT_CONCURRENCY's ${accountConcurrency} accounts at once; set DB_POOL_SIZE to ${minimumPoolSize('daemon', accountConcurrency)} for all`,
+      );
+    this.log.info({ daemon: this.identity.id, accountsAtOnce: this.concurrency }, 'fleet daemon started');
     void this.claimSoon();
   }
 
@@ -112,12 +118,10 @@ export class FleetDaemon {
 
   private async claim(): Promise<void> {
     const { db } = this.app.database;
-    const { accountConcurrency, leaseSeconds } = this.app.config.fleet;
+    const { leaseSeconds } = this.app.config.fleet;
     try {
-      const free = accountConcurrency - this.working.size;
-      this.log.debug({ free }, 'claiming');
+      const free = this.concurrency - this.working.size;
       const claimed = await claimDue(db, this.identity.id, free, leaseSeconds, [...this.working.keys()]);
-      this.log.debug({ claimed }, 'claimed');
       if (claimed.length === 0) return;
       const accounts = await accountsNamed(db);
       for (const item of claimed) {
@@ -154,7 +158,13 @@ export class FleetDaemon {
     if (claimed.pullDue && !work.stop.signal.aborted && ran.refused === undefined) {
       const began = performance.now();
       const options = { kind: 'sync' as const, signal: work.stop.signal };
-      const outcome = await pullAccount(this.app, { account, client, options, work: 'daemon' });
+      const outcome = await pullAccount(this.app, {
+        account,
+        client,
+        options,
+        work: 'daemon',
+        atOnce: this.concurrency,
+      });
       this.metrics.recordSync(account.name, 'sync', performance.now() - began, outcome);
       next = this.app.config.syncCron ? 'cron' : 'interval';
       await this.parkIfSpent(account, client);

@@ -50,6 +50,8 @@ const ROWS: Record<string, string> = {
   jobs: `insert into jobs (kind, payload, account_id) values ('delete_client', '{"clientnr": 1}', $a)`,
   invoice_pdfs: `insert into invoice_pdfs (invoice_id, pdf, size_bytes, sha256, account_id)
                  values (1, '\\x25504446', 4, 'ab', $a)`,
+  // Made with each account by a trigger: nothing to insert.
+  account_leases: `select $a`,
   // The confined role's own row is made by grant_account; the other account gets a role of its own.
   account_roles: `insert into account_roles (role_name, account_id) select '${WIDE}_unused', $a where $a <> $acme`,
 };
