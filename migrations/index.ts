@@ -14,6 +14,7 @@ import * as interruptedRuns from './0009_interrupted_runs.js';
 import * as invoices from './0010_invoices.js';
 import * as invoicePdfs from './0011_invoice_pdfs.js';
 import * as accounts from './0012_accounts.js';
+import * as fleet from './0013_fleet.js';
 
 export interface Migration {
   name: string;
@@ -32,4 +33,5 @@ export const migrations: Migration[] = [
   { name: '0010_invoices', up: invoices.up },
   { name: '0011_invoice_pdfs', up: invoicePdfs.up },
   { name: '0012_accounts', up: accounts.up },
+  { name: '0013_fleet', up: fleet.up },
 ];

@@ -25,6 +25,8 @@ export interface DatabaseNeeds {
   migrate?: 'always' | 'auto' | 'never';
   /** Every session read-only (the `sql` command). */
   readOnly?: boolean;
+  /** The sessions' application_name (a daemon's id, see src/fleet/leases.ts). */
+  applicationName?: string;
 }
 
 export async function openApp(config: Config, needs: DatabaseNeeds = {}): Promise<App> {
@@ -36,6 +38,7 @@ export async function openApp(config: Config, needs: DatabaseNeeds = {}): Promis
     poolSize: config.dbPoolSize,
     create: needs.migrate === 'always' || needs.migrate === 'auto',
     readOnly: needs.readOnly,
+    applicationName: needs.applicationName,
   });
   try {
     if (migrates) {
@@ -73,9 +76,9 @@ const WORK = {
 } as const;
 export type Work = keyof typeof WORK;
 
-/** The smallest DB_POOL_SIZE that cannot deadlock for this work. */
-export function minimumPoolSize(work: Work): number {
-  return WORK[work].pinned + WORK[work].free;
+/** The smallest DB_POOL_SIZE that cannot deadlock for this work (on `accounts` accounts at once). */
+export function minimumPoolSize(work: Work, accounts = 1): number {
+  return WORK[work].pinned * accounts + WORK[work].free;
 }
 
 /** Refuses, before any work starts, a pool too small for the connections the command holds at once. */
@@ -89,12 +92,12 @@ export function checkPoolSize(config: Config, work: Work): void {
 }
 
 /**
- * How many accounts a command pulls at once: each pull holds its own connections (see WORK), so
- * as many as DB_POOL_SIZE has room for, at most 8.
+ * How many accounts a command or a daemon works on at once: each holds its own connections (see
+ * WORK), so as many as DB_POOL_SIZE has room for, at most ACCOUNT_CONCURRENCY.
  */
 export function accountsAtOnce(config: Config, work: Work, accounts: number): number {
   const room = Math.floor((config.dbPoolSize - WORK[work].free) / WORK[work].pinned);
-  return Math.max(1, Math.min(8, accounts, room));
+  return Math.max(1, Math.min(config.fleet.accountConcurrency, accounts, room));
 }
 
 /**

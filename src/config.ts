@@ -50,6 +50,15 @@ export function cronProblem(text: string): string | null {
   return `"${text}" is not a cron expression; ${example}`;
 }
 
+const DURATION_UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/** `90s`, `15m`, `1.5h`, `1d`, or plain milliseconds, in milliseconds; null when it is none of those. */
+export function durationMs(text: string): number | null {
+  const match = /^(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)?$/i.exec(text.trim());
+  if (!match) return null;
+  return Math.round(Number(match[1]) * DURATION_UNITS[(match[2] ?? 'ms').toLowerCase()]!);
+}
+
 type Parsers = {
   [T in Setting['type']]: (
     setting: Extract<Setting, { type: T }>,
@@ -97,17 +106,27 @@ const PARSERS: Parsers = {
         .transform((text) => text.replace(/\/+$/, ''))
         .refine((text) => isUrl(text, ['http:', 'https:'], (url) => url.pathname.endsWith('/api/v1')), mustBe),
     ),
-  cron: (setting) =>
+  cron: () =>
     z.preprocess(
       blankToUndefined,
       z
         .string()
-        .default(setting.default)
+        .optional()
         .superRefine((text, ctx) => {
-          const problem = cronProblem(text);
+          const problem = text === undefined ? null : cronProblem(text);
           if (problem) ctx.addIssue({ code: 'custom', message: problem });
         }),
     ),
+  duration: ({ min, max, default: fallback }, mustBe) =>
+    given.transform((text, ctx) => {
+      if (text === undefined) return fallback;
+      const ms = durationMs(text);
+      if (ms === null || ms < min || ms > max) {
+        ctx.addIssue({ code: 'custom', message: mustBe });
+        return z.NEVER;
+      }
+      return ms;
+    }),
   'schema-name': (setting, mustBe) =>
     z.preprocess(
       blankToUndefined,

@@ -28,7 +28,10 @@ export type Setting = Described &
     | { type: 'postgres-url' }
     /** http(s), ending in /api/v1; a trailing slash is dropped. */
     | { type: 'api-url'; default: string }
-    | { type: 'cron'; default: string }
+    /** Unset: no schedule of its own (see SYNC_INTERVAL). */
+    | { type: 'cron' }
+    /** `90s`, `15m`, `1h`, `1d` (or milliseconds): read as milliseconds. */
+    | { type: 'duration'; min: number; max: number; default: number }
     /** A lower-case Postgres name. */
     | { type: 'schema-name'; default: string }
     /** Entity names, comma-separated, or `all`; unset: none. */
@@ -36,7 +39,7 @@ export type Setting = Described &
   );
 
 /** The value a setting has once read: what its type makes of the text, or its default. */
-export type SettingValue<S extends Setting> = S extends { type: 'integer' }
+export type SettingValue<S extends Setting> = S extends { type: 'integer' | 'duration' }
   ? number
   : S extends { type: 'flag' }
     ? boolean
@@ -149,8 +152,37 @@ export const SETTINGS = {
   syncCron: {
     env: 'SYNC_CRON',
     type: 'cron',
-    default: '*/15 * * * *',
-    meaning: "schedule of the daemon's sync",
+    meaning:
+      "a fixed schedule of the daemon's syncs of every account (e.g. `*/15 * * * *`); unset: each account is pulled once its last pull is `SYNC_INTERVAL` old",
+  },
+  syncInterval: {
+    env: 'SYNC_INTERVAL',
+    type: 'duration',
+    min: 10_000,
+    max: 7 * 86_400_000,
+    default: 900_000,
+    meaning:
+      'how fresh the daemons keep each account: an account is pulled again once its last pull started this long ago (`90s`, `15m`, `1h`); `accounts.sync_interval` sets one account its own',
+  },
+  fleet: {
+    leaseSeconds: {
+      env: 'LEASE_SECONDS',
+      type: 'integer',
+      min: 3,
+      max: 3600,
+      default: 30,
+      meaning:
+        "how long a daemon's claim on an account's work lasts unless renewed: a daemon that dies or stalls loses its accounts to the others after this long",
+    },
+    accountConcurrency: {
+      env: 'ACCOUNT_CONCURRENCY',
+      type: 'integer',
+      min: 1,
+      max: 256,
+      default: 8,
+      meaning:
+        'how many accounts one daemon works on at the same time (pulls and jobs; one request in flight per account)',
+    },
   },
   logLevel: {
     env: 'LOG_LEVEL',
@@ -339,9 +371,23 @@ export function allowedValues(setting: Setting): string {
       return 'an http(s) URL ending in /api/v1';
     case 'cron':
       return 'a cron expression (5 fields, or 6 with seconds first)';
+    case 'duration':
+      return `a duration from ${durationText(setting.min)} to ${durationText(setting.max)}, like 90s, 15m, 1h or 1d`;
     case 'schema-name':
       return 'a lower-case Postgres name (letters, digits, _; at most 40 characters)';
     case 'entities':
       return 'entity names, comma-separated, or all';
   }
+}
+
+/** `15m`, `90s`, `2h`: a duration in milliseconds as the settings write it. */
+export function durationText(ms: number): string {
+  for (const [unit, size] of [
+    ['d', 86_400_000],
+    ['h', 3_600_000],
+    ['m', 60_000],
+    ['s', 1000],
+  ] as const)
+    if (ms % size === 0) return `${ms / size}${unit}`;
+  return `${ms}ms`;
 }

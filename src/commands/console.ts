@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { createServer } from 'node:http';
 import { checkConsoleAccess, consoleListener, listen } from '../console/index.js';
-import { schedulePeriodMs } from '../daemon/schedule.js';
+import { syncPeriodMs } from '../daemon/schedule.js';
 import { onStopSignals, positiveInteger, withApp } from './context.js';
 
 /** `invoice-mirror console`: the web console on its own, until Ctrl-C. */
@@ -21,7 +21,7 @@ export function registerConsoleCommand(command: Command): void {
             db: app.database.db,
             settings: app.config.console,
             maxAttempts: app.config.jobs.maxAttempts,
-            attention: () => ({ periodMs: schedulePeriodMs(app.config.syncCron) }),
+            attention: () => ({ periodMs: syncPeriodMs(app.config) }),
             worker: false, // jobs queued here wait for a daemon or `jobs run`; every page says so
           }),
         );

@@ -1,12 +1,14 @@
 import type { Command } from 'commander';
 import { startDaemon } from '../daemon/index.js';
+import { newDaemonIdentity } from '../fleet/leases.js';
 import { logger } from '../log.js';
 import { onStopSignals, withApp } from './context.js';
 
 export function registerDaemonCommand(command: Command): void {
+  const identity = newDaemonIdentity();
   command.action(
-    withApp({ migrate: 'auto', work: 'daemon', callsService: true }, async (app) => {
-      const daemon = await startDaemon(app);
+    withApp({ migrate: 'auto', work: 'daemon', callsService: true, applicationName: identity.id }, async (app) => {
+      const daemon = await startDaemon(app, identity);
       process.stderr.write(
         `invoice-mirror daemon: health on ${daemon.healthUrl}/healthz, metrics on ${daemon.healthUrl}/metrics${app.config.console.inDaemon ? `, console on ${daemon.healthUrl}/` : ''}\n`,
       );

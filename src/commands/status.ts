@@ -8,7 +8,7 @@
 import type { Command } from 'commander';
 import type { Kysely } from 'kysely';
 import { accountsNamed, listAccounts, type Account } from '../accounts/store.js';
-import { schedulePeriodMs } from '../daemon/schedule.js';
+import { syncPeriodMs } from '../daemon/schedule.js';
 import {
   accountSummaries,
   attentionLine,
@@ -47,7 +47,7 @@ export function registerStatusCommand(command: Command): void {
         // Remedies name the account whenever the mirror holds several: a command without
         // --account would act on every account.
         const mirrorAccounts = (await listAccounts(db)).length;
-        const status = await readStatus(db, scope, accounts, schedulePeriodMs(app.config.syncCron));
+        const status = await readStatus(db, scope, accounts, syncPeriodMs(app.config));
         if (options.json) {
           const json = { database: app.database.location, schema: app.config.schema, ...status.json };
           process.stdout.write(`${JSON.stringify(json, null, 2)}\n`);

@@ -13,9 +13,10 @@ import type { Server } from 'node:http';
 import type { App } from '../app.js';
 import { errorMessage } from '../errors.js';
 import { logger } from '../log.js';
-import { DaemonAccounts } from './accounts.js';
+import { FleetDaemon } from './fleet.js';
+import { newDaemonIdentity, type DaemonIdentity } from '../fleet/leases.js';
 import { attentionOptions, stallProblems, startHealthServer } from './health.js';
-import { guardedSchedule, schedulePeriodMs } from './schedule.js';
+import { guardedSchedule, syncPeriodMs } from './schedule.js';
 import { DaemonMetrics } from './metrics.js';
 import { packageVersion } from '../version.js';
 import { checkConsoleAccess, consoleListener } from '../console/index.js';
@@ -28,7 +29,7 @@ export interface DaemonHandle {
   stop(reason: string): Promise<number>;
 }
 
-export async function startDaemon(app: App): Promise<DaemonHandle> {
+export async function startDaemon(app: App, identity: DaemonIdentity = newDaemonIdentity()): Promise<DaemonHandle> {
   const { config, database } = app;
   if (config.console.inDaemon) checkConsoleAccess(config.health.host, config.console, 'HEALTH_HOST (CONSOLE is on)');
   const log = logger.child({ module: 'daemon' });
@@ -39,13 +40,13 @@ export async function startDaemon(app: App): Promise<DaemonHandle> {
     failed: (error) =>
       log.error({ error: errorMessage(error) }, 'cannot start the embedded database again; trying again'),
   });
-  const periodMs = schedulePeriodMs(config.syncCron);
+  const periodMs = syncPeriodMs(config);
   const startedAt = performance.now();
   const attention = () => attentionOptions({ periodMs, startedAt });
   const metrics = new DaemonMetrics(database.db, packageVersion(), attention);
-  const accounts = new DaemonAccounts(app, metrics, log);
-
-  const schedule = guardedSchedule(config.syncCron, () => void accounts.syncAll('schedule'), log);
+  const fleet = new FleetDaemon(app, identity, metrics, log);
+  // SYNC_CRON, when set, makes every account due at its ticks; else each is due an interval after its last pull.
+  const schedule = config.syncCron ? guardedSchedule(config.syncCron, () => void fleet.scheduleAll(), log) : undefined;
 
   let server: Server;
   try {
@@ -56,8 +57,8 @@ export async function startDaemon(app: App): Promise<DaemonHandle> {
       metrics,
       periodMs,
       startedAt,
-      runnerTrouble: () => accounts.work.map((work) => work.runner.trouble).find(Boolean) ?? null,
-      stalls: () => accounts.work.flatMap((work) => stallProblems(work.client.stall, work.runner.stall)),
+      runnerTrouble: () => null,
+      stalls: () => fleet.accountClients.flatMap((client) => stallProblems(client.stall, null)),
       console: config.console.inDaemon
         ? consoleListener({
             db: database.db,
@@ -69,16 +70,15 @@ export async function startDaemon(app: App): Promise<DaemonHandle> {
         : undefined,
     });
   } catch (error) {
-    await schedule.stop();
+    await schedule?.stop();
     throw error;
   }
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.health.port;
   const healthUrl = `http://${config.health.host.includes(':') ? `[${config.health.host}]` : config.health.host}:${port}`;
 
-  // Each account is pulled at once when it is empty or its last pull is older than one period.
-  await accounts.follow();
-  void accounts.syncAll('start', periodMs);
+  // An account never pulled is due at once; one pulled before, an interval after its last pull.
+  await fleet.start();
   log.info({ schedule: config.syncCron, healthUrl, periodSeconds: periodMs / 1000 }, 'daemon started');
 
   let resolveStopped!: (code: number) => void;
@@ -88,8 +88,8 @@ export async function startDaemon(app: App): Promise<DaemonHandle> {
   const stop = (reason: string): Promise<number> => {
     stopPromise ??= (async () => {
       log.info({ reason }, 'daemon stopping: finishing the current job and page');
-      await schedule.stop();
-      const finished = accounts.stop().then(() => true);
+      await schedule?.stop();
+      const finished = fleet.stop().then(() => true);
       const timedOut = new Promise<false>((resolve) =>
         setTimeout(() => resolve(false), config.shutdownTimeoutMs).unref(),
       );

@@ -9,6 +9,7 @@
  * next match of the new wall time. Missed matches are never run, so a step brings at most the
  * next scheduled sync, never a burst.
  */
+import type { Config } from '../config.js';
 import cron, { type ScheduledTask } from 'node-cron';
 import type { Logger } from 'pino';
 
@@ -78,4 +79,9 @@ export function schedulePeriodMs(expression: string): number {
   const [first, second] = probe.getNextRuns(2);
   void probe.destroy();
   return first && second ? second.getTime() - first.getTime() : 15 * 60_000;
+}
+
+/** How often the daemon pulls an account: the SYNC_CRON schedule's period when set, else SYNC_INTERVAL. */
+export function syncPeriodMs(config: Pick<Config, 'syncCron' | 'syncInterval'>): number {
+  return config.syncCron ? schedulePeriodMs(config.syncCron) : config.syncInterval;
 }

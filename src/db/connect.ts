@@ -28,6 +28,8 @@ const DATE = 1082;
 
 export interface DatabaseOptions {
   databaseUrl: string | undefined;
+  /** What the sessions are called in pg_stat_activity (default `invoice-mirror`). */
+  applicationName?: string;
   embeddedDbDir: string;
   schema: string;
   poolSize?: number;
@@ -114,7 +116,8 @@ function openPostgres(
     onnotice: () => undefined,
     connection: {
       search_path: `${options.schema}, public`,
-      application_name: 'invoice-mirror',
+      // A daemon names itself, so that a daemon taking over its accounts can end its sessions.
+      application_name: options.applicationName ?? 'invoice-mirror',
       // A session that is itself read-only: `commit; delete ...` cannot start a writing transaction.
       ...(options.readOnly ? { default_transaction_read_only: true } : {}),
     },

@@ -137,10 +137,36 @@ export interface AccountsTable {
   state_changed_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
   created_at: ColumnType<Date, Date | string | undefined, never>;
   notes: string | null;
+  /** How fresh the daemons keep the account (a Postgres interval as text); null: SYNC_INTERVAL. */
+  sync_interval: ColumnType<string | null, string | null | undefined, string | null>;
+}
+
+/** A daemon of the fleet (see migrations/0013_fleet.ts). */
+export interface DaemonsTable {
+  id: string;
+  host: string;
+  pid: number;
+  version: string;
+  started_at: ColumnType<Date, Date | string | undefined, never>;
+  heartbeat_at: ColumnType<Date, Date | string | undefined, Date | string>;
+  stopped_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+  stop_reason: string | null;
+}
+
+/** An account's work as the daemons share it (see migrations/0013_fleet.ts). */
+export interface AccountLeasesTable {
+  account_id: number;
+  due_at: ColumnType<Date, Date | string | undefined, Date | string>;
+  daemon_id: string | null;
+  leased_until: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+  parked_until: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+  parked_reason: string | null;
 }
 
 export interface Database extends MirrorTables {
   accounts: AccountsTable;
+  daemons: DaemonsTable;
+  account_leases: AccountLeasesTable;
   sync_runs: SyncRunsTable;
   changes: ChangesTable;
   jobs: JobsTable;

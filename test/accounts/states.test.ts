@@ -216,8 +216,10 @@ describe('accounts remove', () => {
     expect(tables).not.toContain('accounts');
     const result = await cli(['remove', 'gone', '--purge', '--yes']);
     expect(result.code).toBe(0);
-    expect(result.stdout).toContain('deleting account gone and its 15 rows:\n');
-    expect(result.stdout).toContain('  countries: 3 rows\n  held_deletes: 3 rows\n  jobs: 5 rows\n');
+    expect(result.stdout).toContain('deleting account gone and its 16 rows:\n');
+    expect(result.stdout).toContain(
+      '  account_leases: 1 row\n  countries: 3 rows\n  held_deletes: 3 rows\n  jobs: 5 rows\n',
+    );
     expect(result.stdout.endsWith('account gone purged\n')).toBe(true);
     for (const table of tables) {
       const { rows } = await sql<{ gone: number; acme: number }>`

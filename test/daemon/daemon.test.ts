@@ -134,6 +134,7 @@ describe('invoice-mirror daemon', () => {
     const { db } = database.current.handle;
     // Every minute would be slow; start both behind schedule so both try to sync at start.
     await db.deleteFrom('sync_runs').execute();
+    await sql`update account_leases set due_at = '-infinity'`.execute(db);
     env.sandbox.knobs.latencyMs = 20;
     env.sandbox.clearCalls();
     try {

@@ -19,7 +19,9 @@ describe('loadConfig', () => {
     expect(config.embeddedDbDir).toBe('./.invoice-mirror/db');
     expect(config.schema).toBe('invoicing');
     expect(config.api.url).toBe('https://www.factuursturen.nl/api/v1');
-    expect(config.syncCron).toBe('*/15 * * * *');
+    expect(config.syncCron).toBeUndefined();
+    expect(config.syncInterval).toBe(900_000);
+    expect(config.fleet).toEqual({ leaseSeconds: 30, accountConcurrency: 8 });
     expect(config.logLevel).toBe('info');
     expect(config.health).toEqual({ host: '127.0.0.1', port: 9464 });
     expect(config.reconcileIntervalHours).toBe(24);

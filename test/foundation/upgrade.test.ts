@@ -174,6 +174,7 @@ describe('upgrading a schema of the release before accounts, with rows in every 
     // Every table the release had holds its rows still, all of them the default account's.
     expect([...tables.keys()].sort()).toEqual(
       [
+        'account_leases',
         'account_roles',
         'changes',
         'clients',
@@ -238,6 +239,7 @@ describe('upgrading a schema of the release before accounts, with rows in every 
     expect(id).toBe(2);
     const tables = await accountTables();
     for (const [table, columns] of tables) {
+      if (table === 'account_leases') continue; // made with the account, by a trigger
       // Every column but account_id, which is the last: the same row, keys and all, for account 2.
       const own = columns.slice(0, -1).map((column) => sql.ref(column));
       await sql`
