@@ -11,6 +11,8 @@ import { accountsNamed, listAccounts, type Account } from '../accounts/store.js'
 import { syncPeriodMs } from '../daemon/schedule.js';
 import {
   accountSummaries,
+  fleetStatus,
+  type FleetStatus,
   attentionLine,
   countJobsByStatus,
   countRejectedValues,
@@ -47,7 +49,7 @@ export function registerStatusCommand(command: Command): void {
         // Remedies name the account whenever the mirror holds several: a command without
         // --account would act on every account.
         const mirrorAccounts = (await listAccounts(db)).length;
-        const status = await readStatus(db, scope, accounts, syncPeriodMs(app.config));
+        const status = await readStatus(db, scope, accounts, syncPeriodMs(app.config), app.config.fleet.leaseSeconds);
         if (options.json) {
           const json = { database: app.database.location, schema: app.config.schema, ...status.json };
           process.stdout.write(`${JSON.stringify(json, null, 2)}\n`);
@@ -71,6 +73,7 @@ interface Status {
   held: Awaited<ReturnType<typeof heldDeletes>>;
   rejected: Record<string, unknown>[];
   rejectedCount: number;
+  fleet: FleetStatus;
   /** What --json prints. */
   json: Record<string, unknown>;
 }
@@ -80,19 +83,22 @@ async function readStatus(
   scope: AccountScope,
   accounts: readonly Account[],
   periodMs: number,
+  leaseSeconds: number,
 ): Promise<Status> {
   const several = accounts.length > 1;
-  const [summaries, attention, runs, counts, byStatus, rateLimits, held, rejected, rejectedCount] = await Promise.all([
-    accountSummaries(db, scope),
-    needsAttention(db, scope, { periodMs }),
-    several ? runsOfEach(db, accounts) : recentRuns(db, scope, RUNS),
-    mirrorCounts(db, scope),
-    countJobsByStatus(db, scope),
-    rateLimitsOf(db, accounts),
-    heldDeletes(db, scope),
-    firstRejectedValues(db, scope, REJECTED_LISTED),
-    countRejectedValues(db, scope),
-  ]);
+  const [summaries, attention, runs, counts, byStatus, rateLimits, held, rejected, rejectedCount, fleet] =
+    await Promise.all([
+      accountSummaries(db, scope),
+      needsAttention(db, scope, { periodMs }),
+      several ? runsOfEach(db, accounts) : recentRuns(db, scope, RUNS),
+      mirrorCounts(db, scope),
+      countJobsByStatus(db, scope),
+      rateLimitsOf(db, accounts),
+      heldDeletes(db, scope),
+      firstRejectedValues(db, scope, REJECTED_LISTED),
+      countRejectedValues(db, scope),
+      fleetStatus(db, scope, leaseSeconds),
+    ]);
   const queue = Object.entries(byStatus).map(([status, jobs]) => ({ status, jobs }));
   const rateLimit = several ? undefined : (rateLimits[0] ?? null);
   const json = {
@@ -104,8 +110,9 @@ async function readStatus(
     heldDeletes: held,
     rejectedValues: { total: rejectedCount, first: rejected },
     attention,
+    fleet,
   };
-  return { several, summaries, attention, runs, counts, queue, rateLimits, held, rejected, rejectedCount, json };
+  return { several, summaries, attention, runs, counts, queue, rateLimits, held, rejected, rejectedCount, fleet, json };
 }
 
 /** The newest runs of the accounts together, each naming its account (run ids grow across accounts). */
@@ -170,7 +177,19 @@ function statusText(status: Status, namesAccounts: boolean): string {
   }
   parts.push(`\nJob queue\n${status.queue.length > 0 ? formatRows(status.queue, 'table') : '(empty)\n'}`);
   parts.push(`\n${rateLimitText(status)}`);
+  parts.push(fleetText(status.fleet));
   return parts.join('');
+}
+
+/** The daemons at work on the mirror, and the accounts they leave waiting (see docs/scaling.md). */
+function fleetText(fleet: FleetStatus): string {
+  const { daemonsAlive, leasesHeld, overdue, parked } = fleet;
+  const lines = [
+    `\nDaemons: ${plural(daemonsAlive, 'daemon')} alive, ${plural(leasesHeld, 'account')} being worked on, ${plural(overdue, 'account')} overdue\n`,
+  ];
+  for (const p of parked)
+    lines.push(`- ${p.account}: parked until ${p.until.toISOString()}${p.reason ? ` (${p.reason})` : ''}\n`);
+  return lines.join('');
 }
 
 function rateLimitText(status: Status): string {

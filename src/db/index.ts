@@ -64,3 +64,4 @@ export {
   type RejectedField,
 } from './rejected-values.js';
 export { inScope, oneAccount, type AccountScope } from './scope.js';
+export { fleetStatus, type FleetStatus } from './fleet.js';

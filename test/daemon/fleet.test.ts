@@ -8,6 +8,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sealKey } from '../../src/accounts/secret.js';
 import { startSandbox, type Sandbox, type SandboxEntity } from '../../src/sandbox/index.js';
+import { runCli } from '../support/cli.js';
 import { useDaemons, waitFor, type Daemon } from '../support/daemon.js';
 import { useTestDatabase } from '../support/test-database.js';
 
@@ -191,5 +192,12 @@ async function parkedAlone(): Promise<void> {
       40_000,
     );
     neverTwoAtOnce();
+    // `status` says so: the daemons alive (the killed one is not), and the parked account with why.
+    const status = await runCli(['status', '--account', 'client-3'], {
+      env: { ...database.current.env, LEASE_SECONDS: String(LEASE_SECONDS) },
+    });
+    expect(status.code, status.stderr).toBe(0);
+    expect(status.stdout).toMatch(/^Daemons: 2 daemons alive, /m);
+    expect(status.stdout).toMatch(/^- client-3: parked until \S+ \(its hourly quota was spent \(403\); parked until/m);
   }
 }

@@ -1,0 +1,40 @@
+/**
+ * The fleet read back (see src/fleet/leases.ts for how it is written): daemons alive, accounts
+ * being worked on, accounts overdue, and parked accounts with why. For `status` and `/metrics`.
+ */
+import { sql, type Kysely } from 'kysely';
+import type { Database } from './schema.js';
+import { inScope, type AccountScope } from './scope.js';
+
+export interface FleetStatus {
+  /** Daemons whose heartbeat is younger than the lease. */
+  daemonsAlive: number;
+  /** Accounts of the scope a daemon works on now (a lease not run out). */
+  leasesHeld: number;
+  /** Active accounts of the scope whose pull is due and that no daemon works on. */
+  overdue: number;
+  parked: { account: string; until: Date; reason: string | null }[];
+}
+
+export async function fleetStatus(
+  db: Kysely<Database>,
+  scope: AccountScope,
+  leaseSeconds: number,
+): Promise<FleetStatus> {
+  const { rows } = await sql<{ alive: number; held: number; overdue: number }>`
+    select (select count(*) from daemons
+             where stopped_at is null and heartbeat_at > now() - make_interval(secs => ${leaseSeconds}))::int as alive,
+           (select count(*) from account_leases l
+             where ${inScope(scope, 'l.account_id')} and l.leased_until > now())::int as held,
+           (select count(*) from account_leases l join accounts a on a.id = l.account_id
+             where ${inScope(scope, 'l.account_id')} and a.state = 'active' and l.due_at < now()
+               and (l.leased_until is null or l.leased_until < now())
+               and (l.parked_until is null or l.parked_until <= now()))::int as overdue`.execute(db);
+  const parked = await sql<{ account: string; until: Date; reason: string | null }>`
+    select a.name as account, l.parked_until as until, l.parked_reason as reason
+      from account_leases l join accounts a on a.id = l.account_id
+     where ${inScope(scope, 'l.account_id')} and l.parked_until > now()
+     order by a.name`.execute(db);
+  const row = rows[0]!;
+  return { daemonsAlive: row.alive, leasesHeld: row.held, overdue: row.overdue, parked: parked.rows };
+}
