@@ -15,6 +15,7 @@ import type { AttemptOutcome, InvoicingClient } from '../api/index.js';
 import { ENTITY_NAMES } from '../catalog/index.js';
 import {
   countJobsByStatus,
+  fleetStatus,
   lastSucceededPullAt,
   needsAttention,
   oneAccount,
@@ -75,6 +76,8 @@ export class DaemonMetrics {
     version: string,
     /** How the attention list judges pulls (the daemon's schedule and uptime). */
     private readonly attention: () => AttentionOptions,
+    /** LEASE_SECONDS: a daemon whose heartbeat is older is not alive. */
+    private readonly leaseSeconds = 30,
   ) {
     collectDefaultMetrics({ register: this.registry });
     new Gauge({
@@ -128,6 +131,19 @@ export class DaemonMetrics {
         this.reset();
         for (const item of await needsAttention(metrics.db, 'all', metrics.attention()))
           this.inc({ account: item.account ?? '', kind: item.kind }, item.count);
+      },
+    });
+    new Gauge({
+      name: 'invoice_mirror_fleet',
+      help: 'The fleet sharing this database, one series each (no label per account, however many there are): daemons alive, accounts being worked on, active accounts overdue (due, not worked on), accounts parked (quota spent).',
+      labelNames: ['what'],
+      registers: [this.registry],
+      async collect() {
+        const fleet = await fleetStatus(metrics.db, 'all', metrics.leaseSeconds);
+        this.set({ what: 'daemons_alive' }, fleet.daemonsAlive);
+        this.set({ what: 'accounts_working' }, fleet.leasesHeld);
+        this.set({ what: 'accounts_overdue' }, fleet.overdue);
+        this.set({ what: 'accounts_parked' }, fleet.parked.length);
       },
     });
     new Gauge({

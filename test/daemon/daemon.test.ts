@@ -77,6 +77,8 @@ describe('invoice-mirror daemon', () => {
     expect(metrics).toMatch(
       /^invoice_mirror_last_sync_success_timestamp_seconds\{account="default"\} \d{10}(\.\d+)?$/m,
     );
+    expect(metrics).toMatch(/^invoice_mirror_fleet\{what="daemons_alive"\} 1$/m);
+    expect(metrics).toMatch(/^invoice_mirror_fleet\{what="accounts_overdue"\} 0$/m);
     expect(metrics).toMatch(/^process_cpu_user_seconds_total /m);
     expect(metrics).toMatch(/^nodejs_eventloop_lag_seconds /m);
     expect(metrics).not.toMatch(/NaN/);
