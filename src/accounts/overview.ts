@@ -33,6 +33,8 @@ function stateProblem({ state, state_reason: reason }: AccountOverview): string 
 export function problemsText(row: AccountOverview): string {
   const problems: string[] = [];
   if (row.state !== 'active') problems.push(stateProblem(row));
+  if (row.parked_until)
+    problems.push(`parked until ${row.parked_until.toISOString()} (${row.parked_reason ?? 'quota spent'})`);
   if (row.failing_lists.length > 0) problems.push(`failing lists: ${row.failing_lists.join(', ')}`);
   else if (row.last_pull_status === 'failed') problems.push('last pull failed');
   if (row.held_deletes > 0) problems.push(plural(row.held_deletes, 'held delete'));
@@ -42,13 +44,20 @@ export function problemsText(row: AccountOverview): string {
   return problems.join('; ');
 }
 
-/** The table a person reads: name, state, last complete sync, its age, queue, problems. */
-export function overviewTableRows(rows: readonly AccountOverview[]): Record<string, unknown>[] {
+/**
+ * The table a person reads: name, state, last complete sync, its age against the account's
+ * freshness target (its own, or `defaultTargetSeconds`: SYNC_INTERVAL), queue, problems.
+ */
+export function overviewTableRows(
+  rows: readonly AccountOverview[],
+  defaultTargetSeconds: number,
+): Record<string, unknown>[] {
   return rows.map((row) => ({
     name: row.name,
     state: row.state,
     last_complete_sync: row.last_complete_sync_at,
     age: ageText(row.sync_age_seconds),
+    target: ageText(row.sync_interval_seconds ?? defaultTargetSeconds),
     queue: row.queued_jobs,
     problems: problemsText(row),
   }));

@@ -129,7 +129,9 @@ function registerList(accounts: Command): void {
       withApp({}, async (app, options: { format: OutputFormat }) => {
         const rows = await accountsOverview(app.database.db);
         if (options.format === 'table') {
-          process.stdout.write(formatRows(overviewTableRows(rows), 'table', TABLE_COLUMNS, ['problems']));
+          process.stdout.write(
+            formatRows(overviewTableRows(rows, app.config.syncInterval / 1000), 'table', TABLE_COLUMNS, ['problems']),
+          );
           if (rows.length === 0)
             process.stderr.write(
               "no accounts yet: the first pull adds 'default' (the INVOICING_API_* settings); 'invoice-mirror accounts add' adds others\n",
@@ -141,7 +143,7 @@ function registerList(accounts: Command): void {
     );
 }
 
-const TABLE_COLUMNS = ['name', 'state', 'last_complete_sync', 'age', 'queue', 'problems'];
+const TABLE_COLUMNS = ['name', 'state', 'last_complete_sync', 'age', 'target', 'queue', 'problems'];
 const DATA_COLUMNS = [
   'name',
   'state',
@@ -156,6 +158,9 @@ const DATA_COLUMNS = [
   'rejected_values',
   'last_pull_status',
   'failing_lists',
+  'sync_interval_seconds',
+  'parked_until',
+  'parked_reason',
   'problems',
 ];
 

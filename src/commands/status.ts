@@ -226,6 +226,8 @@ function problemsOf(summary: AccountSummary, items: readonly AttentionItem[]): s
   const problems: string[] = [];
   if (summary.state !== 'active')
     problems.push(summary.state_reason ? `${summary.state} (${summary.state_reason})` : summary.state);
+  if (summary.parked_until)
+    problems.push(`parked until ${summary.parked_until.toISOString()} (${summary.parked_reason ?? 'quota spent'})`);
   if (summary.failing_lists.length > 0) problems.push(`failing lists: ${summary.failing_lists.join(', ')}`);
   const prefix = `account ${summary.name}: `;
   for (const item of items)

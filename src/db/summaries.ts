@@ -117,6 +117,11 @@ export interface AccountSummary {
   last_pull_status: string | null;
   /** The entities whose list that pull could not read completely. */
   failing_lists: string[];
+  /** The account's own freshness target (`accounts.sync_interval`); null: the SYNC_INTERVAL setting. */
+  sync_interval_seconds: number | null;
+  /** While its quota is spent: until when no daemon works on it, and why (see account_leases). */
+  parked_until: Date | null;
+  parked_reason: string | null;
 }
 
 /** Live rows of one account in every mirror table, as one SQL sum. */
@@ -146,8 +151,12 @@ export async function accountSummaries(db: Kysely<Database>, scope: AccountScope
            (select count(*) from held_deletes h where h.account_id = a.id)::int as held_deletes,
            (select count(*) from rejected_values r where r.account_id = a.id)::int as rejected_values,
            l.status as last_pull_status,
-           coalesce(array(select e from unnest(l.entities) e where l.error ~ ('(^|; )' || e || ': ') order by e), '{}') as failing_lists
+           coalesce(array(select e from unnest(l.entities) e where l.error ~ ('(^|; )' || e || ': ') order by e), '{}') as failing_lists,
+           extract(epoch from a.sync_interval)::float8 as sync_interval_seconds,
+           case when w.parked_until > now() then w.parked_until end as parked_until,
+           case when w.parked_until > now() then w.parked_reason end as parked_reason
       from accounts a
+      left join account_leases w on w.account_id = a.id
       left join lateral (
         select max(finished_at) as at from sync_runs s
          where s.account_id = a.id and s.kind in ('backfill', 'sync') and s.status = 'succeeded') p on true

@@ -89,11 +89,11 @@ describe('accounts list', () => {
     const result = await cli(['list']);
     expect(result.code).toBe(0);
     const lines = result.stdout.split('\n');
-    expect(lines[0]).toMatch(/^name\s+state\s+last_complete_sync\s+age\s+queue\s+problems$/);
+    expect(lines[0]).toMatch(/^name\s+state\s+last_complete_sync\s+age\s+target\s+queue\s+problems$/);
     const acme = lines.find((line) => line.startsWith('acme'))!;
-    expect(acme).toMatch(/^acme\s+active\s+\d{4}-\d\d-\d\dT\S+Z\s+12 min\s+2\s+/);
+    expect(acme).toMatch(/^acme\s+active\s+\d{4}-\d\d-\d\dT\S+Z\s+12 min\s+15 min\s+2\s+/);
     expect(acme.endsWith(ACME_PROBLEMS)).toBe(true);
-    expect(lines.find((line) => line.startsWith('default'))).toMatch(/^default\s+active\s+0$/);
+    expect(lines.find((line) => line.startsWith('default'))).toMatch(/^default\s+active\s+15 min\s+0$/);
     expect(result.stdout).toContain('(3 rows)');
   });
 
@@ -120,7 +120,7 @@ describe('accounts list', () => {
     const result = await cli(['list', '--format', 'csv']);
     const [header, ...rows] = result.stdout.trimEnd().split('\n');
     expect(header).toBe(
-      'name,state,state_reason,last_complete_sync_at,sync_age_seconds,queued_jobs,running_jobs,failed_jobs,interrupted_jobs,held_deletes,rejected_values,last_pull_status,failing_lists,problems',
+      'name,state,state_reason,last_complete_sync_at,sync_age_seconds,queued_jobs,running_jobs,failed_jobs,interrupted_jobs,held_deletes,rejected_values,last_pull_status,failing_lists,sync_interval_seconds,parked_until,parked_reason,problems',
     );
     expect(rows).toHaveLength(3);
     expect(rows[1]).toMatch(/^default,active,/);
@@ -164,7 +164,7 @@ describe('accounts pause and resume', () => {
     expect(paused.state).toBe('paused');
     expect(paused.state_reason).toMatch(/^paused by a person on \d{4}-\d\d-\d\d \d\d:\d\d: moving house$/);
     expect(paused.state_changed_at).toBeInstanceOf(Date);
-    expect((await cli(['list'])).stdout).toMatch(/default\s+paused\s+0\s+paused by a person on /);
+    expect((await cli(['list'])).stdout).toMatch(/default\s+paused\s+15 min\s+0\s+paused by a person on /);
     expect((await cli(['pause', 'default'])).stdout).toBe('account default is paused already\n');
     expect((await cli(['resume', 'default'])).stdout).toBe('account default is active again (was paused)\n');
     expect((await cli(['resume', 'default'])).stdout).toBe('account default is active already\n');
@@ -180,7 +180,7 @@ describe('accounts pause and resume', () => {
     await sql`update accounts set state = 'refused', state_reason = 'the service answered 401' where name = 'default'`.execute(
       db(),
     );
-    expect((await cli(['list'])).stdout).toMatch(/default\s+refused\s+0\s+refused: the service answered 401/);
+    expect((await cli(['list'])).stdout).toMatch(/default\s+refused\s+15 min\s+0\s+refused: the service answered 401/);
     expect((await cli(['resume', 'default'])).stdout).toBe('account default is active again (was refused)\n');
   });
 });

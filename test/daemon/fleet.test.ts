@@ -199,5 +199,11 @@ async function parkedAlone(): Promise<void> {
     expect(status.code, status.stderr).toBe(0);
     expect(status.stdout).toMatch(/^Daemons: 2 daemons alive, /m);
     expect(status.stdout).toMatch(/^- client-3: parked until \S+ \(its hourly quota was spent \(403\); parked until/m);
+    const list = await runCli(['accounts', 'list', '--format', 'json'], { env: database.current.env });
+    const parked = (JSON.parse(list.stdout) as { name: string; parked_until: string | null; problems: string }[]).find(
+      (row) => row.name === 'client-3',
+    );
+    expect(parked?.parked_until).not.toBeNull();
+    expect(parked?.problems).toMatch(/^parked until /);
   }
 }
