@@ -13,7 +13,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { request } from 'undici';
+import { startSandboxChild } from './sandbox-child.mjs';
 
 const cli = fileURLToPath(new URL('../dist/cli/cli.js', import.meta.url));
 const databaseUrl = process.env.DATABASE_URL;
@@ -29,30 +29,13 @@ const latencyMs = Number(process.env.BENCH_LATENCY_MS ?? 0);
 const schema = 'bench_accounts';
 const secret = 'a benchmark master secret, long enough for the check';
 const timeBinary = existsSync('/usr/bin/time') ? '/usr/bin/time' : undefined;
-const AUTH = `Basic ${Buffer.from('sandbox:sandbox').toString('base64')}`;
 const { default: postgres } = await import('postgres');
 const sql = postgres(databaseUrl, { onnotice: () => {} });
 const work = mkdtempSync(join(tmpdir(), 'bench-accounts-'));
 
 function startSandbox(accounts, csv) {
-  const port = 4100 + Math.floor(Math.random() * 800);
-  const args = ['sandbox', '--admin', '--port', String(port), '--records', String(records), '--seed', '7'];
-  args.push('--accounts', String(accounts), '--accounts-csv', csv, '--latency', String(latencyMs));
-  const child = spawn(process.execPath, [cli, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const origin = `http://127.0.0.1:${port}`;
-  const admin = async (method, path) => {
-    const answer = await request(`${origin}/_admin/${path}`, { method, reset: true, headers: { authorization: AUTH } });
-    const body = await answer.body.text();
-    return body.startsWith('[') || body.startsWith('{') ? JSON.parse(body) : body;
-  };
-  return new Promise((resolve, reject) => {
-    let out = '';
-    child.stdout.on('data', (chunk) => {
-      out += chunk;
-      if (out.includes('listening')) resolve({ child, admin, api: `${origin}/api/v1` });
-    });
-    child.on('exit', (code) => reject(new Error(`sandbox exited with ${code}`)));
-  });
+  const args = ['--records', String(records), '--seed', '7', '--accounts', String(accounts)];
+  return startSandboxChild(cli, [...args, '--accounts-csv', csv, '--latency', String(latencyMs)]);
 }
 
 /** Runs a command to its end; wall clock from spawn to exit, and its peak RSS where /usr/bin/time is there. */

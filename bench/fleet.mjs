@@ -12,7 +12,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { request } from 'undici';
+import { startSandboxChild } from './sandbox-child.mjs';
 
 const cli = fileURLToPath(new URL('../dist/cli/cli.js', import.meta.url));
 const databaseUrl = process.env.DATABASE_URL;
@@ -29,29 +29,13 @@ const WATCH_S = Number(env('BENCH_WATCH_S', 240));
 const INTERVAL = env('BENCH_INTERVAL', '2m');
 const schema = 'bench_fleet';
 const secret = 'a benchmark master secret, long enough for the check';
-const AUTH = `Basic ${Buffer.from('sandbox:sandbox').toString('base64')}`;
 const { default: postgres } = await import('postgres');
 const sql = postgres(databaseUrl, { onnotice: () => {} });
 const work = mkdtempSync(join(tmpdir(), 'bench-fleet-'));
 
 function startSandbox(csv) {
-  const port = 4100 + Math.floor(Math.random() * 800);
-  const args = ['sandbox', '--admin', '--port', String(port), '--records', String(RECORDS), '--seed', '7'];
-  args.push('--accounts', String(ACCOUNTS), '--accounts-csv', csv, '--latency', String(LATENCY));
-  const child = spawn(process.execPath, [cli, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const origin = `http://127.0.0.1:${port}`;
-  const admin = async (method, path) => {
-    const answer = await request(`${origin}/_admin/${path}`, { method, reset: true, headers: { authorization: AUTH } });
-    return JSON.parse(await answer.body.text());
-  };
-  return new Promise((resolve, reject) => {
-    let out = '';
-    child.stdout.on('data', (chunk) => {
-      out += chunk;
-      if (out.includes('listening')) resolve({ child, admin, api: `${origin}/api/v1` });
-    });
-    child.on('exit', (code) => reject(new Error(`sandbox exited with ${code}`)));
-  });
+  const args = ['--records', String(RECORDS), '--seed', '7', '--accounts', String(ACCOUNTS)];
+  return startSandboxChild(cli, [...args, '--accounts-csv', csv, '--latency', String(LATENCY)]);
 }
 
 const mirrorEnv = (sandbox) => ({

@@ -6,9 +6,9 @@
  */
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sealKey } from '../../src/accounts/secret.js';
 import { startSandbox, type Sandbox, type SandboxEntity } from '../../src/sandbox/index.js';
 import { runCli } from '../support/cli.js';
+import { addSandboxAccounts } from '../support/sandbox.js';
 import { useDaemons, waitFor, type Daemon } from '../support/daemon.js';
 import { useTestDatabase } from '../support/test-database.js';
 
@@ -31,16 +31,7 @@ beforeAll(async () => {
     perEntity: { clients: 6, products: 5, quotations: 4, saved_invoices: 4, repeating_invoices: 2 },
   });
   // Account 1 is `default` (the settings: the sandbox's own credentials); the others are added.
-  for (const slot of sandbox.accounts.slice(1))
-    await db()
-      .insertInto('accounts')
-      .values({
-        name: `client-${slot.index}`,
-        api_url: sandbox.url,
-        api_user: slot.user,
-        api_key: sealKey(slot.apiKey, SECRET),
-      })
-      .execute();
+  await addSandboxAccounts(db(), sandbox, SECRET, sandbox.accounts.slice(1));
 });
 
 afterAll(async () => {

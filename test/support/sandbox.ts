@@ -2,7 +2,10 @@
  * A sandbox and an API client pointed at it, for tests that need the service. Retries are quick
  * so fault tests stay fast.
  */
+import type { Kysely } from 'kysely';
 import { afterAll, beforeAll } from 'vitest';
+import { sealKey } from '../../src/accounts/secret.js';
+import type { Database } from '../../src/db/index.js';
 import { InvoicingClient, type ClientOptions } from '../../src/api/index.js';
 import { startSandbox, type Sandbox, type SandboxAccount, type SandboxOptions } from '../../src/sandbox/index.js';
 
@@ -44,4 +47,26 @@ export function useSandbox(
     await box.sandbox?.close();
   });
   return box;
+}
+
+/**
+ * Adds the sandbox's accounts to the mirror as `client-<index>`, each with its key sealed under
+ * `secret` (the mirror's ACCOUNTS_SECRET in the test).
+ */
+export async function addSandboxAccounts(
+  db: Kysely<Database>,
+  sandbox: Sandbox,
+  secret: string,
+  slots: readonly SandboxAccount[] = sandbox.accounts,
+): Promise<void> {
+  for (const slot of slots)
+    await db
+      .insertInto('accounts')
+      .values({
+        name: `client-${slot.index}`,
+        api_url: sandbox.url,
+        api_user: slot.user,
+        api_key: sealKey(slot.apiKey, secret),
+      })
+      .execute();
 }

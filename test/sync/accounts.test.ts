@@ -7,12 +7,12 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../../src/app.js';
 import { forEachAccount, pullAccount } from '../../src/accounts/pull.js';
-import { sealKey } from '../../src/accounts/secret.js';
 import { accountNamed, type Account } from '../../src/accounts/store.js';
 import { loadConfig } from '../../src/config.js';
 import { startSandbox, type Sandbox, type SandboxEntity } from '../../src/sandbox/index.js';
 import { createApiClient } from '../../src/service-client.js';
 import type { SyncOutcome } from '../../src/sync/index.js';
+import { addSandboxAccounts } from '../support/sandbox.js';
 import { useTestDatabase } from '../support/test-database.js';
 
 const database = useTestDatabase();
@@ -40,17 +40,7 @@ beforeAll(async () => {
     database: database.current.handle,
     close: async () => {},
   };
-  for (const slot of sandbox.accounts) {
-    await database.current.handle.db
-      .insertInto('accounts')
-      .values({
-        name: `client-${slot.index}`,
-        api_url: sandbox.url,
-        api_user: slot.user,
-        api_key: sealKey(slot.apiKey, SECRET),
-      })
-      .execute();
-  }
+  await addSandboxAccounts(database.current.handle.db, sandbox, SECRET);
 });
 
 afterAll(async () => {
