@@ -43,6 +43,8 @@ const CLAIM_GIVE_UP_MS = 10_000;
 
 interface Work {
   account: Account;
+  /** performance.now() when the work began. */
+  began: number;
   stop: AbortController;
   runner?: JobRunner;
 }
@@ -56,6 +58,8 @@ export class FleetDaemon {
   private timers: NodeJS.Timeout[] = [];
   private unlisten: (() => Promise<void>) | undefined;
   private claiming: Promise<void> | null = null;
+  /** When the database last failed a claim, until a claim succeeds again (see claim). */
+  private outageAt: number | null = null;
   private stopping = false;
 
   constructor(
@@ -110,7 +114,15 @@ export class FleetDaemon {
     if (this.stopping) return Promise.resolve();
     // A claim that never settles (a connection lost under a waiting query: porsager/postgres#1195)
     // must not stop the daemon from claiming: after a while the next tick claims again.
-    this.claiming ??= Promise.race([this.claim(), sleep(CLAIM_GIVE_UP_MS, undefined, { ref: false })]).finally(() => {
+    if (this.claiming) return this.claiming;
+    let settled = false;
+    const claim = this.claim().finally(() => {
+      settled = true;
+    });
+    const gaveUp = sleep(CLAIM_GIVE_UP_MS, undefined, { ref: false }).then(() => {
+      if (!settled) this.outageAt ??= performance.now() - CLAIM_GIVE_UP_MS;
+    });
+    this.claiming = Promise.race([claim, gaveUp]).finally(() => {
       this.claiming = null;
     });
     return this.claiming;
@@ -122,6 +134,7 @@ export class FleetDaemon {
     try {
       const free = this.concurrency - this.working.size;
       const claimed = await claimDue(db, this.identity.id, free, leaseSeconds, [...this.working.keys()]);
+      if (this.outageAt !== null) this.afterOutage(this.outageAt);
       if (claimed.length === 0) return;
       const accounts = await accountsNamed(db);
       for (const item of claimed) {
@@ -129,19 +142,42 @@ export class FleetDaemon {
         if (account) this.begin(account, item);
       }
     } catch (error) {
+      this.outageAt ??= performance.now();
       this.log.error({ error: errorMessage(error) }, 'could not claim work; trying again');
     }
   }
 
+  /**
+   * The database answers again after failing: work begun before it failed may wait forever on a
+   * connection lost under it (porsager/postgres#1195), so it is let go (stopped, and no longer
+   * counted) and its accounts claimed afresh. Should it wake after all, the account's locks keep
+   * it from running beside the new work.
+   */
+  private afterOutage(outageAt: number): void {
+    this.outageAt = null;
+    for (const [id, work] of this.working) {
+      if (work.began > outageAt) continue;
+      this.log.warn(
+        { account: work.account.name },
+        'the database failed under work on the account; claiming it afresh',
+      );
+      work.stop.abort('the database failed');
+      void work.runner?.stop();
+      this.working.delete(id);
+    }
+  }
+
   private begin(account: Account, claimed: Claimed): void {
-    const work: Work = { account, stop: new AbortController() };
+    const work: Work = { account, began: performance.now(), stop: new AbortController() };
     this.working.set(account.id, work);
     void this.queue
       .add(() => this.serve(work, claimed))
       .catch((error: unknown) =>
         this.log.error({ account: account.name, error: errorMessage(error) }, 'work on the account failed'),
       )
-      .finally(() => this.working.delete(account.id));
+      .finally(() => {
+        if (this.working.get(account.id) === work) this.working.delete(account.id);
+      });
   }
 
   /** Jobs first, then the pull if it is due; then the account is given back. */

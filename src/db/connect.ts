@@ -217,9 +217,33 @@ function preparingStatements(client: postgres.Sql, oneStatementOnly: boolean): p
   return new Proxy(client, {
     get: (target, property, receiver) =>
       property === 'reserve'
-        ? async () => prepareByDefault(await target.reserve())
+        ? async () => prepareByDefault(await reserveWithin(target, RESERVE_TIMEOUT_MS))
         : Reflect.get(target, property, receiver),
   });
+}
+
+/** How long a query may wait for a connection of the pool. */
+const RESERVE_TIMEOUT_MS = 10_000;
+
+/**
+ * A connection of the pool, or an error after `ms`: postgres.js 3.4.9 can leave a waiting
+ * reserve() unsettled for good when the server ends the connection it waits for
+ * (porsager/postgres#1195), which would hang whatever waits on it (a daemon's work on an account).
+ * A connection that comes after all is given back at once.
+ */
+function reserveWithin(client: postgres.Sql, ms: number): Promise<postgres.ReservedSql> {
+  const reserving = client.reserve();
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      void reserving.then((late) => late.release()).catch(() => undefined);
+      const error = new Error(`no database connection came within ${ms / 1000} s`);
+      Object.assign(error, { code: 'CONNECTION_CLOSED' });
+      reject(error);
+    }, ms);
+    timer.unref();
+  });
+  return Promise.race([reserving, timeout]).finally(() => clearTimeout(timer));
 }
 
 type Listen = DatabaseHandle['listen'];

@@ -110,6 +110,12 @@ describe('health reports a stalled gate', () => {
         select count(*)::int as n from sync_runs where kind = 'sync' and status = 'succeeded'`.execute(db);
       return rows[0]!.n > 0;
     });
+    // And the daemon idle: no pull due or under way (the test before may have left one due).
+    await waitFor('the daemon to have nothing due', async () => {
+      const { rows } = await sql<{ idle: boolean }>`
+        select bool_and(daemon_id is null and due_at > now()) as idle from account_leases`.execute(db);
+      return rows[0]!.idle === true;
+    });
 
     // Another process (this one) with a long deadline sends a request the sandbox holds for 12 s,
     // under the service lock every process on the mirror takes for each request.
