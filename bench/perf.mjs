@@ -18,6 +18,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { request } from 'undici';
+import { startSandboxChild } from './sandbox-child.mjs';
 
 const cli = fileURLToPath(new URL('../dist/cli/cli.js', import.meta.url));
 const here = fileURLToPath(import.meta.url);
@@ -55,25 +56,15 @@ const { InvoicingClient } = await import('../dist/src/api/index.js');
 const sql = postgres(databaseUrl, { onnotice: () => {} });
 
 function startSandbox(records, latencyMs, extra = []) {
-  const port = 4100 + Math.floor(Math.random() * 800);
-  const args = ['sandbox', '--admin', '--port', String(port), '--records', String(records), '--seed', '7'];
-  const child = spawn(process.execPath, [cli, ...args, '--latency', String(latencyMs), ...extra], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const origin = `http://127.0.0.1:${port}`;
-  const admin = async (method, path) => {
-    const answer = await request(`${origin}/_admin/${path}`, { method, reset: true, headers: { authorization: AUTH } });
-    const body = await answer.body.text();
-    return body.startsWith('[') || body.startsWith('{') ? JSON.parse(body) : body;
-  };
-  return new Promise((resolve, reject) => {
-    let out = '';
-    child.stdout.on('data', (chunk) => {
-      out += chunk;
-      if (out.includes('listening')) resolve({ child, origin, admin, api: `${origin}/api/v1` });
-    });
-    child.on('exit', (code) => reject(new Error(`sandbox exited with ${code}`)));
-  });
+  return startSandboxChild(cli, [
+    '--records',
+    String(records),
+    '--seed',
+    '7',
+    '--latency',
+    String(latencyMs),
+    ...extra,
+  ]);
 }
 
 /** Runs a command to its end; wall clock from spawn to exit, and its peak RSS where /usr/bin/time is there. */

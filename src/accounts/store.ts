@@ -53,6 +53,17 @@ export async function accountsNamed(
 }
 
 /** One account; `label` names where the name came from in the error (an option, or `account`). */
+/** The accounts of these ids (a daemon's claim), in id order. */
+export async function accountsWithIds(db: Kysely<Database>, ids: readonly number[]): Promise<Account[]> {
+  if (ids.length === 0) return [];
+  return db
+    .selectFrom('accounts')
+    .selectAll()
+    .where('id', 'in', [...ids])
+    .orderBy('id')
+    .execute();
+}
+
 export async function accountNamed(db: Kysely<Database>, name: string, label = '--account'): Promise<Account> {
   return (await accountsNamed(db, [name], label))[0]!;
 }

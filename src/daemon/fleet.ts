@@ -17,7 +17,7 @@ import type { Logger } from 'pino';
 import { accountsAtOnce, minimumPoolSize, type App } from '../app.js';
 import type { InvoicingClient } from '../api/index.js';
 import { pullAccount } from '../accounts/pull.js';
-import { accountsNamed, ensureDefaultAccount, type Account } from '../accounts/store.js';
+import { accountsWithIds, ensureDefaultAccount, type Account } from '../accounts/store.js';
 import { errorMessage } from '../errors.js';
 import {
   allDueNow,
@@ -136,7 +136,10 @@ export class FleetDaemon {
       const claimed = await claimDue(db, this.identity.id, free, leaseSeconds, [...this.working.keys()]);
       if (this.outageAt !== null) this.afterOutage(this.outageAt);
       if (claimed.length === 0) return;
-      const accounts = await accountsNamed(db);
+      const accounts = await accountsWithIds(
+        db,
+        claimed.map((item) => item.accountId),
+      );
       for (const item of claimed) {
         const account = accounts.find((a) => a.id === item.accountId);
         if (account) this.begin(account, item);

@@ -93,7 +93,6 @@ export interface HealthOptions {
   periodMs: number;
   /** When the daemon started, by the monotonic clock (`performance.now()`). */
   startedAt: number;
-  runnerTrouble?: () => { since: Date; error: string } | null;
   /** One line per part of the daemon that has made no progress for longer than it should (see stallProblems). */
   stalls?: () => string[];
 }
@@ -103,17 +102,13 @@ export function attentionOptions(options: Pick<HealthOptions, 'periodMs' | 'star
   return { periodMs: options.periodMs, upForMs: performance.now() - options.startedAt };
 }
 
-/** One line for each stalled part: the gate's slot held too long in one step, the job runner's loop stuck. */
-export function stallProblems(gate: GateStall | null, runner: { forMs: number; expectedMs: number } | null): string[] {
+/** One line for a stalled gate: its slot held too long in one step. */
+export function stallProblems(gate: GateStall | null): string[] {
   const seconds = (ms: number) => Math.round(ms / 1000);
   const problems: string[] = [];
   if (gate)
     problems.push(
       `the API gate is stalled: ${gate.operation} has been ${gate.step} for ${seconds(gate.forMs)} s (expected at most ${seconds(gate.expectedMs)} s)`,
-    );
-  if (runner)
-    problems.push(
-      `the job runner is stalled: its loop has not come round for ${seconds(runner.forMs)} s (expected within ${seconds(runner.expectedMs)} s)`,
     );
   return problems;
 }
@@ -137,11 +132,6 @@ export async function checkHealth(db: Kysely<Database>, options: HealthOptions):
     report.database = `error: ${errorMessage(error)}`;
     report.problems.push('the database does not answer');
   }
-  const trouble = options.runnerTrouble?.();
-  if (trouble)
-    report.problems.push(
-      `the job runner cannot reach the database since ${trouble.since.toISOString()}: ${trouble.error}`,
-    );
   report.problems.push(...(options.stalls?.() ?? []));
   if (state) Object.assign(report, { ...state, problems: [...report.problems, ...state.problems] });
   if (report.problems.length > 0) report.status = 'unhealthy';

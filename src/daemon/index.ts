@@ -57,8 +57,7 @@ export async function startDaemon(app: App, identity: DaemonIdentity = newDaemon
       metrics,
       periodMs,
       startedAt,
-      runnerTrouble: () => null,
-      stalls: () => fleet.accountClients.flatMap((client) => stallProblems(client.stall, null)),
+      stalls: () => fleet.accountClients.flatMap((client) => stallProblems(client.stall)),
       console: config.console.inDaemon
         ? consoleListener({
             db: database.db,

@@ -59,14 +59,3 @@ export function createAccountRunner(
     },
   };
 }
-
-/** The daemon's: a runner of the account's jobs, started (woken by new jobs, with polling). */
-export function startAccountRunner(
-  app: Pick<App, 'config' | 'database'>,
-  account: Account,
-  options: AccountRunnerOptions = {},
-): AccountRunner {
-  const started = createAccountRunner(app, account, options);
-  started.runner.start();
-  return started;
-}

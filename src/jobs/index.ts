@@ -5,7 +5,6 @@
 export { JobRunner, type AccountRefused, type RunnerDeps, type JobFinished } from './runner.js';
 export {
   createAccountRunner,
-  startAccountRunner,
   type AccountRunner,
   type AccountRunnerOptions,
 } from './account-runner.js';

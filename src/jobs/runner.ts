@@ -93,9 +93,6 @@ const LOCK_WAIT_MS = 500;
 const BUSY_RETRY_MS = 10;
 /** After a database error, the next try: soon, whatever the polling backstop (NOTIFY may be lost meanwhile). */
 const TROUBLE_RETRY_MS = 2000;
-/** The loop comes round at least once per poll interval; this many missed, plus a margin, is a stall. */
-const STALL_ROUNDS = 3;
-const STALL_MARGIN_MS = 5_000;
 
 export class JobRunner extends EventEmitter {
   /** The account whose jobs it runs. */
@@ -120,7 +117,6 @@ export class JobRunner extends EventEmitter {
   private databaseTrouble: { since: Date; error: string } | null = null;
   private refusal: string | null = null;
   /** When the loop last came round (monotonic ms): each pass, each job's end, each sleep armed. */
-  private lastRound = performance.now();
 
   constructor(deps: RunnerDeps) {
     super();
@@ -142,23 +138,6 @@ export class JobRunner extends EventEmitter {
   /** Why the runner stopped for good: the service refused the account's key (null: it did not). */
   get refused(): string | null {
     return this.refusal;
-  }
-
-  /** Null while the runner can work; else since when and why it cannot reach the database. */
-  get trouble(): { since: Date; error: string } | null {
-    return this.databaseTrouble;
-  }
-
-  /**
-   * Set while the runner is started, not inside a job, and its loop has not come round for
-   * STALL_ROUNDS poll intervals (plus a margin): it is stuck (a query that never returns, a lost
-   * timer). A job in progress is not a stall here; its requests show in the gate's own check.
-   */
-  get stall(): { forMs: number; expectedMs: number } | null {
-    if (!this.started || this.stopping || this.currentId !== null) return null;
-    const forMs = performance.now() - this.lastRound;
-    const expectedMs = STALL_ROUNDS * this.pollMs;
-    return forMs > expectedMs + STALL_MARGIN_MS ? { forMs, expectedMs } : null;
   }
 
   /**
@@ -202,7 +181,6 @@ export class JobRunner extends EventEmitter {
     this.started = true;
     this.stopping = false;
     this.refusal = null;
-    this.lastRound = performance.now();
     this.listening = Promise.resolve(subscribeWakeups(this.database, this.account.id, () => this.wake(), this.log));
     this.wake();
   }
@@ -240,7 +218,6 @@ export class JobRunner extends EventEmitter {
     try {
       while (!this.stopping) {
         this.wakeAgain = false;
-        this.lastRound = performance.now();
         const step = await this.track(this.runOne());
         if (step === 'busy') {
           nextMs = (await hasRunnable(this.db, this.account.id)) ? BUSY_RETRY_MS : this.pollMs;
@@ -261,7 +238,6 @@ export class JobRunner extends EventEmitter {
       this.log.error({ error: errorMessage(error) }, 'job runner: database error; trying again later');
       nextMs = Math.min(this.pollMs, TROUBLE_RETRY_MS);
     }
-    this.lastRound = performance.now();
     if (!this.stopping) this.timer = setTimeout(() => this.wake(), nextMs);
     // A refused key stopped it for good: let go of the wakeups (stop() waits for this pass to end).
     else if (this.refusal !== null && this.started) void this.stop();
@@ -360,7 +336,6 @@ export class JobRunner extends EventEmitter {
       finished = await this.recordFailure(db, job, error, this.api.requestsMade > requestsBefore, log);
     } finally {
       this.currentId = null;
-      this.lastRound = performance.now();
     }
     finished.durationMs = Math.round(performance.now() - started);
     this.tell('finished', finished);
