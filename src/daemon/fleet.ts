@@ -188,7 +188,10 @@ export class FleetDaemon {
     const { account } = work;
     const log = this.log.child({ account: account.name });
     const client = this.clientOf(account, log);
-    if (!client) return;
+    // Without a client (a key the master secret cannot open) it is tried again an interval later,
+    // not at every claim.
+    if (!client)
+      return release(this.app.database.db, this.identity.id, account.id, 'interval', this.app.config.syncInterval);
     const { database, config } = this.app;
     work.runner = new JobRunner({ database, account, client, config, logger: log });
     work.runner.on('finished', (job) => this.metrics.recordJob(account.name, job));
