@@ -5,9 +5,9 @@
 import type { Command } from 'commander';
 import { UsageError } from '../errors.js';
 import { OUTPUT_FORMATS, formatRows, type OutputFormat } from '../format.js';
-import { REPORTS, accountScope, collectNames, findReport, runReport } from '../reports/index.js';
+import { REPORTS, accountScope, findReport, runReport } from '../reports/index.js';
 import { didYouMean } from '../suggest.js';
-import { choice, withApp } from './context.js';
+import { choice, collect, withApp } from './context.js';
 
 const REPORT_NAMES = REPORTS.map((report) => report.name);
 
@@ -25,7 +25,7 @@ export function registerReportCommand(command: Command): void {
       choice('--format', OUTPUT_FORMATS),
       'table',
     )
-    .option('--account <name>', "only this account's rows (repeat for more; default: every account)", collectNames, [])
+    .option('--account <name>', "only this account's rows (repeat for more; default: every account)", collect, [])
     .action(async (name: string | undefined, options: ReportOptions) => {
       if (name === undefined) {
         // The list needs no database.

@@ -12,8 +12,8 @@ import type { Database } from '../db/index.js';
 import { quoteLiteral } from '../db/quote.js';
 import { RunError, UsageError, errorMessage } from '../errors.js';
 import { OUTPUT_FORMATS, formatRows, type OutputFormat } from '../format.js';
-import { accountScope, collectNames } from '../reports/index.js';
-import { choice, withApp } from './context.js';
+import { accountScope } from '../reports/index.js';
+import { choice, collect, withApp } from './context.js';
 
 type Rows = { rows: Record<string, unknown>[] };
 
@@ -34,7 +34,7 @@ export function registerSqlCommand(command: Command): void {
     .option(
       '--account <name>',
       "the query sees only this account's rows (repeat for more; default: every account)",
-      collectNames,
+      collect,
       [],
     )
     .action(

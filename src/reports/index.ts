@@ -1,3 +1,3 @@
 export { REPORTS, findReport, type Report } from '../catalog/index.js';
 export { reportChart, runReport, type ReportChartData, type ReportRequest, type ReportResult } from './run.js';
-export { accountScope, collectNames } from './scope.js';
+export { accountScope } from './scope.js';

@@ -7,11 +7,6 @@ import { accountsNamed } from '../accounts/store.js';
 import type { Database } from '../db/index.js';
 import type { AccountScope } from '../db/scope.js';
 
-/** Commander's collector for a repeatable option: `--account a --account b` gives ['a', 'b']. */
-export function collectNames(value: string, previous: readonly string[]): string[] {
-  return [...previous, value];
-}
-
 export async function accountScope(db: Kysely<Database>, names: readonly string[]): Promise<AccountScope> {
   if (names.length === 0) return 'all';
   const accounts = await accountsNamed(db, names);
