@@ -183,6 +183,15 @@ export const SETTINGS = {
       meaning:
         'how many accounts one daemon works on at the same time (pulls and jobs; one request in flight per account)',
     },
+    pullSlice: {
+      env: 'PULL_SLICE',
+      type: 'duration',
+      min: 1000,
+      max: 86_400_000,
+      default: 60_000,
+      meaning:
+        "how long a daemon pulls one account before giving it back (a long pull, such as a first backfill of a large account, goes on from its last page at the account's next turn, so that the others are served in between)",
+    },
   },
   logLevel: {
     env: 'LOG_LEVEL',

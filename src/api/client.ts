@@ -167,16 +167,13 @@ export class InvoicingClient {
     options: { pageSize?: number; wait?: boolean; filters?: Readonly<Record<string, string>> } & PagingOptions = {},
   ): PageStream<RecordOf<E>> {
     const pageSize = checkPageSize(options.pageSize ?? this.settings.pageSize);
-    const { knownCap, onCapLearned } = options;
+    const { knownCap, onCapLearned, resume } = options;
     return PagedList.ofEntity(
       entity,
       pageSize,
       this.pageFetcher(entityNamed(entity).endpoint, options.wait, options.filters),
       this.log,
-      {
-        knownCap,
-        onCapLearned,
-      },
+      { knownCap, onCapLearned, resume },
     );
   }
 

@@ -28,10 +28,23 @@ export interface Page<T> {
   received: number;
 }
 
+/** Where a list stands: the next page's offset, and the last page read (its offset and ids). */
+export interface ListPosition {
+  nextStart: number;
+  lastPage: { start: number; ids: string[] };
+}
+
 export interface PageStream<T> extends AsyncIterable<Page<T>> {
   /** True only after the iteration reached the proven end of the list (an empty page, or a whole-list answer). */
   readonly complete: boolean;
   readonly warnings: string[];
+  /** After a page was yielded: where to resume reading (see PagingOptions.resume). */
+  readonly position: ListPosition | null;
+  /**
+   * A resumed list whose last page, read again, no longer held the same ids: records moved across
+   * the resume point meanwhile, so one may have been skipped.
+   */
+  readonly shiftedOnResume: boolean;
   /** Every record of the list in one array (for short lists: countries, search results). */
   all(): Promise<T[]>;
 }
@@ -55,11 +68,18 @@ export interface PagingOptions {
   knownCap?: number | null;
   /** Called once when a cap on `count` is found (a short page followed by a non-empty one). */
   onCapLearned?: (cap: number) => void;
+  /**
+   * Go on from where an earlier reading stopped: the last page it read is read again (and not
+   * yielded when it holds the same ids; else `shiftedOnResume`), then the pages after it.
+   */
+  resume?: ListPosition | null;
 }
 
 export class PagedList<T> implements PageStream<T> {
   complete = false;
   readonly warnings: string[] = [];
+  position: ListPosition | null = null;
+  shiftedOnResume = false;
 
   constructor(
     /** Names the list in warnings (an entity, or `search clients`). */
@@ -102,6 +122,8 @@ export class PagedList<T> implements PageStream<T> {
   async *[Symbol.asyncIterator](): AsyncIterator<Page<T>> {
     this.complete = false;
     this.warnings.length = 0;
+    this.position = null;
+    this.shiftedOnResume = false;
     const known = this.options.knownCap;
     let count = known && known > 0 && known < this.pageSize ? known : this.pageSize;
     let previousIds = new Set<string>();
@@ -109,14 +131,18 @@ export class PagedList<T> implements PageStream<T> {
     let firstReceived = 0;
     let shortPage: number | null = null;
     let capReported = false;
-    let start = 0;
+    const resume = this.options.resume;
+    let start = resume?.lastPage.start ?? 0;
     let next: Promise<ListAnswer> | undefined;
     try {
       for (;;) {
         const answer = await (next ?? this.fetchPage(count, start));
         next = undefined;
         const received = answer.length;
-        if (received === 0) break;
+        if (received === 0) {
+          if (resume && start === resume.lastPage.start && resume.lastPage.ids.length > 0) this.listShrank(start);
+          break;
+        }
         const pageStart = start;
         if (pageStart === 0) firstReceived = received;
         // A short page, then more records: the service caps `count` at what the short page held
@@ -144,6 +170,22 @@ export class PagedList<T> implements PageStream<T> {
           if (id === null) continue;
           if (previousIds.has(id)) repeated++;
           ids.add(id);
+        }
+        if (resume && pageStart === resume.lastPage.start) {
+          // The page the earlier reading ended with, read again: the same ids prove that nothing
+          // moved across the resume point; it need not be stored again.
+          const same = sameIds(ids, resume.lastPage.ids) && start === resume.nextStart;
+          if (same) {
+            this.position = { nextStart: start, lastPage: { start: pageStart, ids: [...ids] } };
+            previousIds = ids;
+            previousFirstText = answer.firstText;
+            next ??= this.fetchPage(count, start);
+            continue;
+          }
+          this.shiftedOnResume = true;
+          this.warn(
+            `${this.label}: the list changed while the pull was away (the page at start=${pageStart} holds other records than when it was read); going on, but nothing is marked deleted this time`,
+          );
         }
         if (pageStart > 0 && ids.size > 0 && repeated === ids.size && ids.size === previousIds.size) {
           // The same page again: the service ignores `start`.
@@ -188,6 +230,7 @@ export class PagedList<T> implements PageStream<T> {
         }
         previousIds = ids;
         previousFirstText = answer.firstText;
+        this.position = { nextStart: start, lastPage: { start: pageStart, ids: [...ids] } };
 
         const { records, skipped } = this.parse(pageItems);
         yield { records, skipped, start: pageStart, received };
@@ -217,10 +260,22 @@ export class PagedList<T> implements PageStream<T> {
     return probe.length > 1;
   }
 
+  /** Resumed where the list no longer reaches: records before the resume point went meanwhile. */
+  private listShrank(start: number): void {
+    this.shiftedOnResume = true;
+    this.warn(
+      `${this.label}: the list changed while the pull was away (it no longer reaches start=${start}); nothing is marked deleted this time`,
+    );
+  }
+
   private warn(message: string, level: 'warn' | 'info' = 'warn'): void {
     this.warnings.push(message);
     this.logger[level]({ list: this.label }, message);
   }
+}
+
+function sameIds(ids: ReadonlySet<string>, expected: readonly string[]): boolean {
+  return ids.size === expected.length && expected.every((id) => ids.has(id));
 }
 
 function idOf(value: unknown, keyField: string): string | null {

@@ -6,6 +6,11 @@
  * through the database alone; a daemon that dies or stalls loses its accounts to the others once
  * its leases run out.
  *
+ * A pull gives way (after a page, going on from there at the account's next turn: see
+ * sync/resume.ts) once it has run for PULL_SLICE, or when a job of its account is queued: within an
+ * account, outbound actions (and the refreshes after them) come before pulls, and one long pull
+ * (a first backfill of a large account) never holds a daemon's place for long.
+ *
  * Each account keeps its own client in this daemon (its rate gate, hourly budget and quota pause
  * carry over from one claim to the next); across daemons one request per account is in flight at
  * a time by the account's service lock. A spent quota parks the account until it comes back, in
@@ -28,6 +33,7 @@ import {
   registerDaemon,
   release,
   unregisterDaemon,
+  withRunnableJobs,
   type Claimed,
   type DaemonIdentity,
 } from '../fleet/leases.js';
@@ -47,6 +53,8 @@ interface Work {
   began: number;
   stop: AbortController;
   runner?: JobRunner;
+  /** Set while it pulls: a job of the account is waiting (the pull gives way to it). */
+  pulling?: { jobWaiting: boolean };
 }
 
 export class FleetDaemon {
@@ -90,8 +98,11 @@ export class FleetDaemon {
     const { leaseSeconds } = this.app.config.fleet;
     this.timers.push(setInterval(() => void this.claimSoon(), CLAIM_EVERY_MS));
     this.timers.push(setInterval(() => void this.beat(), (leaseSeconds * 1000) / 3));
-    // A job queued anywhere: its account may be claimed at once.
-    this.unlisten = await this.app.database.listen(`${this.app.config.schema}_jobs`, () => void this.claimSoon());
+    // A job queued anywhere: its account may be claimed at once, or its pull give way to it.
+    this.unlisten = await this.app.database.listen(`${this.app.config.schema}_jobs`, () => {
+      void this.claimSoon();
+      void this.noteWaitingJobs();
+    });
     const { accountConcurrency } = this.app.config.fleet;
     if (this.concurrency < accountConcurrency)
       this.log.warn(
@@ -196,10 +207,19 @@ export class FleetDaemon {
     work.runner = new JobRunner({ database, account, client, config, logger: log });
     work.runner.on('finished', (job) => this.metrics.recordJob(account.name, job));
     const ran = await work.runner.runUntilEmpty();
-    let next: 'interval' | 'cron' | null = null;
+    let next: 'interval' | 'cron' | 'now' | null = null;
     if (claimed.pullDue && !work.stop.signal.aborted && ran.refused === undefined) {
       const began = performance.now();
-      const options = { kind: 'sync' as const, signal: work.stop.signal };
+      const slice = this.app.config.fleet.pullSlice;
+      const pulling = { jobWaiting: false };
+      work.pulling = pulling;
+      const giveWay = () =>
+        pulling.jobWaiting
+          ? 'a job of the account is waiting'
+          : performance.now() - began > slice
+            ? `its slice of ${slice / 1000} s is over`
+            : null;
+      const options = { kind: 'sync' as const, signal: work.stop.signal, giveWay };
       const outcome = await pullAccount(this.app, {
         account,
         client,
@@ -207,11 +227,29 @@ export class FleetDaemon {
         work: 'daemon',
         atOnce: this.concurrency,
       });
+      work.pulling = undefined;
       this.metrics.recordSync(account.name, 'sync', performance.now() - began, outcome);
-      next = this.app.config.syncCron ? 'cron' : 'interval';
+      next = outcome.gaveWay ? 'now' : this.app.config.syncCron ? 'cron' : 'interval';
       await this.parkIfSpent(account, client);
     }
     if (!work.stop.signal.aborted) await release(database.db, this.identity.id, account.id, next, config.syncInterval);
+  }
+
+  /** A job was queued: the pulls of its account (if this daemon pulls it) give way to it. */
+  private async noteWaitingJobs(): Promise<void> {
+    const pulling = [...this.working.values()].filter((work) => work.pulling && !work.pulling.jobWaiting);
+    if (pulling.length === 0) return;
+    try {
+      const waiting = new Set(
+        await withRunnableJobs(
+          this.app.database.db,
+          pulling.map((work) => work.account.id),
+        ),
+      );
+      for (const work of pulling) if (work.pulling && waiting.has(work.account.id)) work.pulling.jobWaiting = true;
+    } catch (error) {
+      this.log.warn({ error: errorMessage(error) }, 'could not look for waiting jobs; the pulls go on');
+    }
   }
 
   /** The account's quota is spent: parked in the database until the client's pause ends. */

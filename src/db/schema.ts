@@ -163,8 +163,26 @@ export interface AccountLeasesTable {
   parked_reason: string | null;
 }
 
+/** A full pull under way, where it resumes (migration 0014). */
+export interface PullCursorsTable {
+  account_id: number;
+  entity: string;
+  pass_run_id: ColumnType<number, number | string, number | string>;
+  pass_started_at: ColumnType<Date, Date | string, Date | string>;
+  table_was_empty: boolean;
+  next_start: number;
+  last_page_start: number;
+  last_page_ids: string[];
+  seen_keys: number[];
+  unidentified: ColumnType<number, number | undefined, number>;
+  fetched: ColumnType<number, number | undefined, number>;
+  pages: ColumnType<number, number | undefined, number>;
+  saved_at: ColumnType<Date, Date | string | undefined, Date | string>;
+}
+
 export interface Database extends MirrorTables {
   accounts: AccountsTable;
+  pull_cursors: PullCursorsTable;
   daemons: DaemonsTable;
   account_leases: AccountLeasesTable;
   sync_runs: SyncRunsTable;

@@ -115,24 +115,36 @@ export async function heartbeat(
 
 /**
  * Gives an account back after a pull, its next one due an `interval` later (the account's own, or
- * `intervalMs`) or at the next SYNC_CRON tick (`cron`); after jobs only (null), when it was due.
+ * `intervalMs`) or at the next SYNC_CRON tick (`cron`); after a pull that gave way (`now`), due at
+ * once but behind every account already waiting; after jobs only (null), when it was due.
  */
 export async function release(
   db: Kysely<Database>,
   daemonId: string,
   accountId: number,
-  next: 'interval' | 'cron' | null,
+  next: 'interval' | 'cron' | 'now' | null,
   intervalMs: number,
 ): Promise<void> {
   const due =
     next === null
       ? sql`due_at`
-      : next === 'interval'
-        ? sql`now() + coalesce((select a.sync_interval from accounts a where a.id = ${accountId}), make_interval(secs => ${intervalMs / 1000}))`
-        : sql`'infinity'::timestamptz`;
+      : next === 'now'
+        ? sql`now()`
+        : next === 'interval'
+          ? sql`now() + coalesce((select a.sync_interval from accounts a where a.id = ${accountId}), make_interval(secs => ${intervalMs / 1000}))`
+          : sql`'infinity'::timestamptz`;
   await sql`
     update account_leases set daemon_id = null, leased_until = null, due_at = ${due}
      where account_id = ${accountId} and daemon_id = ${daemonId}`.execute(db);
+}
+
+/** Of the given accounts, those with a job that may run now (a pull of theirs gives way to it). */
+export async function withRunnableJobs(db: Kysely<Database>, accountIds: readonly number[]): Promise<number[]> {
+  if (accountIds.length === 0) return [];
+  const { rows } = await sql<{ account_id: number }>`
+    select distinct account_id from jobs
+     where account_id = any(${[...accountIds]}::int[]) and status = 'queued' and run_after <= now()`.execute(db);
+  return rows.map((row) => Number(row.account_id));
 }
 
 /** The account's quota is spent: no work for it until `untilMs` from now (a parked item is no attempt). */

@@ -9,6 +9,9 @@
  *   the lists did not have;
  * - **conclude** a complete pull: sweep the records not seen (with the delete safeguard), record
  *   the pull and its cursor;
+ * - a full pull that stops early saves where it is (resume.ts), and the next pull of the entity
+ *   goes on from there: a long list is read in slices (the run gives way when `options.giveWay`
+ *   says so) and survives kills, quota pauses and restarts;
  * - **report problems**: what keeps the entity from being pulled completely and stored exactly,
  *   as its error.
  */
@@ -46,6 +49,7 @@ import {
 import { keysToMerge, touchSeen } from './merge.js';
 import { PageWriter, refusedIssue } from './page-writer.js';
 import { recordIssues, resolveIssues } from './rejected.js';
+import { cursorOf, dropCursor, saveCursor, type PassCursor } from './resume.js';
 import { DEFAULT_DELETE_POLICY, sweepWithSafeguard, type DeletePolicy } from './safeguard.js';
 import { stagePage, uniqueRecords } from './staging.js';
 import type { EntityOutcome, SyncDeps, SyncOptions, SyncProgress } from './run.js';
@@ -70,10 +74,14 @@ export interface EntityPullResult {
   connectionLost: boolean;
   /** The service refused the account's credentials (401). */
   refused: boolean;
+  /** It gave way (options.giveWay) after a page; its pass goes on at the next pull. */
+  gaveWay: string | null;
 }
 
 /** How often an unchanged row's `last_seen_at` is refreshed (see touchSeen). */
 const LAST_SEEN_RESOLUTION_HOURS = 24;
+/** How often a full pull saves where it is (what a kill loses at most). */
+const SAVE_CURSOR_EVERY_MS = 10_000;
 
 /** Pulls one entity (see the phases above). */
 export async function pullEntity(context: PullContext, definition: EntityDefinition): Promise<EntityPullResult> {
@@ -84,6 +92,7 @@ export async function pullEntity(context: PullContext, definition: EntityDefinit
     stopRun: pull.stopRun,
     connectionLost: pull.connectionLost,
     refused: pull.refused,
+    gaveWay: pull.gaveWay,
   };
 }
 
@@ -106,6 +115,8 @@ interface PlannedPull {
   knownCap: number | null;
   /** The records a full pull should find (for progress), when known. */
   expected: number | null;
+  /** The pass this pull goes on with (its list resumes at its last page), if any. */
+  resumed: PassCursor | null;
 }
 
 async function planEntityPull(
@@ -118,10 +129,20 @@ async function planEntityPull(
   const { rows: emptiness } = await sql<{
     empty: boolean;
   }>`select not exists (select 1 from ${sql.table(entity)} where account_id = ${accountId}) as empty`.execute(db);
-  const plan = await planPull(db, accountId, definition, {
-    full: options.kind === 'backfill' || options.full === true,
-    reconcileAfterHours: deps.reconcileAfterHours ?? DEFAULT_RECONCILE_HOURS,
-  });
+  const reconcileAfterHours = deps.reconcileAfterHours ?? DEFAULT_RECONCILE_HOURS;
+  // A pass under way goes on, whatever this pull would otherwise be.
+  const resumed = await cursorOf(db, accountId, entity, reconcileAfterHours);
+  const plan: PullPlan = resumed
+    ? { mode: 'full', reason: 'going on with its pass' }
+    : await planPull(db, accountId, definition, {
+        full: options.kind === 'backfill' || options.full === true,
+        reconcileAfterHours,
+      });
+  if (resumed)
+    log.info(
+      { entity, start: resumed.nextStart, fetched: resumed.fetched },
+      'going on with the pass from its last page',
+    );
   if (plan.mode === 'full' && definition.incremental)
     log.info({ entity, reason: plan.reason }, 'full, reconciling pull');
   const cap = await db
@@ -133,11 +154,12 @@ async function planEntityPull(
   const expected = options.onProgress && plan.mode === 'full' ? await expectedRecords(db, accountId, entity) : null;
   return {
     plan,
-    startedAt: clock[0]!.now,
+    startedAt: resumed?.passStartedAt ?? clock[0]!.now,
     began,
-    tableWasEmpty: emptiness[0]!.empty,
+    tableWasEmpty: resumed?.tableWasEmpty ?? emptiness[0]!.empty,
     knownCap: cap?.max_count ?? null,
     expected,
+    resumed,
   };
 }
 
@@ -166,6 +188,7 @@ class EntityPull {
   stopRun = false;
   connectionLost = false;
   refused = false;
+  gaveWay: string | null = null;
 
   private readonly entity: EntityName;
   private readonly writer: PageWriter;
@@ -188,6 +211,11 @@ class EntityPull {
   private issuesBefore = 0;
   private stoppedEarly = false;
   private learnedCap: number | null = null;
+  /** The run that began this full pull's pass (an earlier one when it resumed). */
+  private readonly passRunId: number;
+  /** The pass's pages and records before this pull, and when its cursor was last saved. */
+  private readonly before: { pages: number; fetched: number };
+  private cursorSavedAt = performance.now();
 
   constructor(
     private readonly context: PullContext,
@@ -198,6 +226,11 @@ class EntityPull {
     if (planned.plan.mode === 'incremental') this.outcome.incremental = true;
     this.trackSeen = !planned.tableWasEmpty || planned.plan.mode === 'incremental';
     const { deps, db, runId } = context;
+    const resumed = planned.resumed;
+    this.passRunId = resumed?.passRunId ?? runId;
+    this.before = { pages: resumed?.pages ?? 0, fetched: resumed?.fetched ?? 0 };
+    for (const key of resumed?.seenKeys ?? []) this.seen.add(key);
+    this.unidentified = resumed?.unidentified ?? 0;
     const concurrency = deps.writeConcurrency ?? 1;
     this.writer = new PageWriter(
       concurrency > 1 ? deps.db : db,
@@ -224,6 +257,15 @@ class EntityPull {
       await this.writer.settle();
       this.failed(error);
     }
+    // Stopped early with every page read so far stored: the pass goes on from here next time.
+    // (Not after a lost connection: the run's own one may be the one lost.)
+    if (this.unfinishedList() && !this.writer.failed && !this.connectionLost)
+      await this.saveCursor().catch((error: unknown) =>
+        this.context.log.warn(
+          { entity: this.entity, error: errorMessage(error) },
+          'could not save where the pull stands',
+        ),
+      );
     Object.assign(this.outcome, this.writer.counts);
     await this.recordPendingIssues();
     if (this.learnedCap !== null) await rememberCap(this.context, this.entity, this.learnedCap);
@@ -249,9 +291,42 @@ class EntityPull {
           this.stoppedEarly = true;
           return;
         }
+        this.gaveWay = this.resumable ? (this.context.options.giveWay?.() ?? null) : null;
+        if (this.gaveWay) {
+          this.stoppedEarly = true;
+          return;
+        }
+        if (this.resumable && performance.now() - this.cursorSavedAt > SAVE_CURSOR_EVERY_MS) {
+          await this.writer.finish();
+          await this.saveCursor();
+        }
       }
       if (!stream.complete) return;
     }
+  }
+
+  /** A full pull reads one list, so it can go on from where it stopped (see resume.ts). */
+  private get resumable(): boolean {
+    return this.planned.plan.mode === 'full';
+  }
+
+  /** Saves where the full pull stands, once every page read so far is stored. */
+  private async saveCursor(): Promise<void> {
+    const position = this.streams[0]?.position;
+    if (!this.resumable || !position) return;
+    const { db, accountId } = this.context;
+    await saveCursor(db, accountId, this.entity, {
+      passRunId: this.passRunId,
+      passStartedAt: this.planned.startedAt,
+      tableWasEmpty: this.planned.tableWasEmpty,
+      nextStart: position.nextStart,
+      lastPage: position.lastPage,
+      seenKeys: [...this.seen],
+      unidentified: this.unidentified,
+      fetched: this.before.fetched + this.outcome.fetched,
+      pages: this.before.pages + this.pages,
+    });
+    this.cursorSavedAt = performance.now();
   }
 
   private listOf(filters: Readonly<Record<string, string>>): PageStream<EntityRecord> {
@@ -262,6 +337,10 @@ class EntityPull {
       knownCap: this.learnedCap ?? this.planned.knownCap,
       onCapLearned: (max) => {
         this.learnedCap = max;
+      },
+      resume: this.planned.resumed && {
+        nextStart: this.planned.resumed.nextStart,
+        lastPage: this.planned.resumed.lastPage,
       },
     });
   }
@@ -380,6 +459,7 @@ class EntityPull {
   private async conclude(): Promise<void> {
     if (this.planned.plan.mode === 'incremental') await this.concludeIncremental();
     else await this.concludeFull();
+    if (this.resumable) await dropCursor(this.context.db, this.context.accountId, this.entity);
   }
 
   /** Only what can have changed was read: nothing is swept, and issues of records not read stay. */
@@ -395,7 +475,13 @@ class EntityPull {
     const { db, accountId, deps, options, runId, log } = this.context;
     // A table that was empty when the pull began holds only rows written during the pull (by it,
     // or by a job's refresh): the sweep is for older rows, and every `last_seen_at` is fresh. So
-    // both scans are skipped; the next pull judges any row this one did not see.
+    // both scans are skipped; the next pull judges any row this one did not see. A pass whose list
+    // shifted while it was away may have skipped a record: it sweeps nothing either.
+    const shifted = this.streams.some((stream) => stream.shiftedOnResume);
+    if (shifted) {
+      this.outcome.complete = false;
+      return;
+    }
     if (!this.planned.tableWasEmpty) {
       const policy = deps.deletes ?? policyOf(options);
       const swept = await sweepWithSafeguard(
@@ -412,7 +498,7 @@ class EntityPull {
       this.outcome.held = swept.held;
       await touchSeen(db, accountId, this.definition, this.seen, LAST_SEEN_RESOLUTION_HOURS);
     }
-    await resolveIssues(db, accountId, this.entity, runId);
+    await resolveIssues(db, accountId, this.entity, this.passRunId);
     await recordCompletePull(db, accountId, this.definition, runId, this.planned.plan, false);
     this.outcome.complete = this.outcome.held === 0 && this.outcome.rejected === 0;
   }
@@ -424,7 +510,13 @@ class EntityPull {
     const { entity, outcome } = this;
     const unfinished = this.unfinishedList();
     const problems: string[] = [];
-    if (this.stoppedEarly) problems.push('stopped before the end of the list');
+    if (this.gaveWay)
+      problems.push(`gave way after ${this.pages} page(s) (${this.gaveWay}); the pull goes on from there`);
+    else if (this.stoppedEarly) problems.push('stopped before the end of the list');
+    else if (this.streams.some((stream) => stream.shiftedOnResume))
+      problems.push(
+        'the list changed while the pull was away, so a record may have been skipped; nothing is marked deleted until the next complete pass',
+      );
     else if (unfinished)
       problems.push(`the list did not end cleanly (${unfinished.warnings.join('; ') || 'incomplete'})`);
     else if (this.unidentified > 0)

@@ -74,6 +74,11 @@ export class PageWriter {
     this.inFlight.add(running);
   }
 
+  /** Whether a write failed (what was read since may not be stored). */
+  get failed(): boolean {
+    return this.failure !== null;
+  }
+
   /** Waits for every write; throws the first failure. */
   async finish(): Promise<void> {
     await this.settle();

@@ -63,18 +63,22 @@ export async function recordIssues(
     .execute();
 }
 
-/** After a complete pull of an entity: drops what this run no longer met (fixed upstream, or gone). */
+/**
+ * After a complete pull of an entity: drops what it no longer met (fixed upstream, or gone), that
+ * is every row last met before the run that began its pass (the pull's own run, or an earlier one
+ * when the pass went on over several runs).
+ */
 export async function resolveIssues(
   db: Kysely<Database>,
   accountId: number,
   entity: string,
-  runId: number,
+  passRunId: number,
 ): Promise<void> {
   await db
     .deleteFrom('rejected_values')
     .where('account_id', '=', accountId)
     .where('entity', '=', entity)
-    .where((eb) => eb.or([eb('last_run_id', 'is', null), eb('last_run_id', '<>', runId)]))
+    .where((eb) => eb.or([eb('last_run_id', 'is', null), eb('last_run_id', '<', passRunId)]))
     .execute();
 }
 

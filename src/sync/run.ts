@@ -31,6 +31,7 @@ import { RunError, errorMessage, isConnectionLost } from '../errors.js';
 import { logger as defaultLogger } from '../log.js';
 import { DEFINITIONS, type EntityDefinition } from './entities.js';
 import { pullEntity, type EntityPullResult, type PullContext } from './entity-pull.js';
+import { passUnderWay } from './resume.js';
 import type { DeletePolicy } from './safeguard.js';
 
 export interface SyncDeps {
@@ -89,6 +90,12 @@ export interface SyncOptions {
   allowDeletes?: string[] | 'all';
   /** A full, reconciling pull of the incremental entities (a backfill always is one). */
   full?: boolean;
+  /**
+   * Asked after each page of a full pull: a reason to give way (the daemon's slice is over, a job
+   * is waiting), or null to go on. Giving way ends the run after that page; the entity's pass goes
+   * on from there at the next pull (resume.ts).
+   */
+  giveWay?: () => string | null;
 }
 
 /** What a run records per entity in `sync_runs.counts`. */
@@ -117,6 +124,8 @@ export interface SyncOutcome {
   error: string | null;
   /** The service refused the account's credentials (401): the account is to be marked `refused`. */
   refused: boolean;
+  /** Why the run gave way before its pass was over (options.giveWay); the next run goes on with it. */
+  gaveWay: string | null;
 }
 
 /** Thrown when another process is running a sync or backfill of the same account. */
@@ -178,12 +187,14 @@ export async function runSync(deps: SyncDeps, options: SyncOptions): Promise<Syn
 }
 
 /** The run's story: each entity pulled in turn (until the run is stopped), then the run's end recorded. */
-async function pullAll(context: PullContext, definitions: readonly EntityDefinition[]): Promise<SyncOutcome> {
+async function pullAll(context: PullContext, everyDefinition: readonly EntityDefinition[]): Promise<SyncOutcome> {
   const { db, deps, options, runId, log } = context;
   const requestsAtStart = deps.client.requestsMade;
   const outcomes: Outcomes = {};
   let stopReason: string | null = null;
   let refused = false;
+  let gaveWay: string | null = null;
+  const definitions = await stillToPull(context, everyDefinition);
   log.info({ runId, kind: options.kind, entities: definitions.map((d) => d.name) }, 'sync run started');
 
   for (const definition of definitions) {
@@ -194,6 +205,10 @@ async function pullAll(context: PullContext, definitions: readonly EntityDefinit
     refused ||= pulled.refused;
     outcomes[definition.name] = outcome;
     if (stopRun) stopReason = outcome.error ?? 'stopped';
+    if (pulled.gaveWay) {
+      gaveWay = pulled.gaveWay;
+      stopReason = `gave way (${gaveWay}); the next run goes on where this one stopped`;
+    }
     await recordRunProgress(db, runId, countsOf(outcomes), deps.client.requestsMade - requestsAtStart);
   }
 
@@ -207,7 +222,27 @@ async function pullAll(context: PullContext, definitions: readonly EntityDefinit
     rateLimitRemaining: deps.client.rateLimitRemaining,
   });
   log.info({ runId, status, requestsMade, counts: countsOf(outcomes), error }, 'sync run finished');
-  return { runId, status, entities: outcomes, requestsMade, error, refused };
+  return { runId, status, entities: outcomes, requestsMade, error, refused, gaveWay };
+}
+
+/**
+ * The entities this run pulls: while a pass of the account is under way (a pull gave way, or was
+ * stopped, before the end of its list), the ones it completed since it began are not pulled
+ * again, so that a pass given way in slices reads every entity once.
+ */
+async function stillToPull(
+  { db, accountId, log }: PullContext,
+  definitions: readonly EntityDefinition[],
+): Promise<readonly EntityDefinition[]> {
+  const pass = await passUnderWay(db, accountId);
+  if (!pass) return definitions;
+  const left = definitions.filter((d) => pass.resuming.has(d.name) || !pass.completed.has(d.name));
+  if (left.length < definitions.length)
+    log.info(
+      { done: definitions.filter((d) => !left.includes(d)).map((d) => d.name), since: pass.startedAt },
+      'going on with the pass under way: the entities it completed are not pulled again',
+    );
+  return left.length > 0 ? left : definitions;
 }
 
 /**
