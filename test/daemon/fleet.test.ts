@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox, type SandboxEntity } from '../../src/sandbox/index.js';
 import { runCli } from '../support/cli.js';
 import { addSandboxAccounts } from '../support/sandbox.js';
-import { useDaemons, waitFor, type Daemon } from '../support/daemon.js';
+import { freshness as fleetFreshness, useDaemons, waitFor, type Daemon } from '../support/daemon.js';
 import { useTestDatabase } from '../support/test-database.js';
 
 const database = useTestDatabase();
@@ -50,14 +50,7 @@ const startDaemon = useDaemons(() => ({
   CONSOLE: 'false',
 }));
 
-/** Per account: when its newest succeeded pull finished, by the database's clock (seconds ago). */
-async function freshness(): Promise<Map<number, number>> {
-  const { rows } = await sql<{ account_id: number; age: number }>`
-    select a.id as account_id, extract(epoch from now() - max(r.finished_at))::float8 as age
-      from accounts a left join sync_runs r on r.account_id = a.id and r.kind = 'sync' and r.status = 'succeeded'
-     group by a.id`.execute(db());
-  return new Map(rows.map((row) => [Number(row.account_id), row.age === null ? Number.POSITIVE_INFINITY : row.age]));
-}
+const freshness = () => fleetFreshness(db());
 
 /** Every account pulled (succeeded) since `since` seconds ago at most. */
 async function allPulledWithin(seconds: number): Promise<boolean> {

@@ -2,7 +2,9 @@
  * Starting `invoice-mirror daemon` as a child process, and waiting for what it does.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { sql, type Kysely } from 'kysely';
 import { afterEach } from 'vitest';
+import type { Database } from '../../src/db/index.js';
 import { freePort } from '../../src/db/embedded-server.js';
 import { CLI_PATH } from './cli.js';
 
@@ -68,4 +70,16 @@ export async function waitFor<T>(
     if (performance.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
+}
+
+/**
+ * Per account: seconds since its newest succeeded scheduled pull finished, by the database's clock
+ * (Infinity while it has none): how fresh the fleet keeps it.
+ */
+export async function freshness(db: Kysely<Database>): Promise<Map<number, number>> {
+  const { rows } = await sql<{ account_id: number; age: number | null }>`
+    select a.id as account_id, extract(epoch from now() - max(r.finished_at))::float8 as age
+      from accounts a left join sync_runs r on r.account_id = a.id and r.kind = 'sync' and r.status = 'succeeded'
+     group by a.id`.execute(db);
+  return new Map(rows.map((row) => [Number(row.account_id), row.age === null ? Number.POSITIVE_INFINITY : row.age]));
 }
