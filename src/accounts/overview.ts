@@ -36,6 +36,7 @@ export function problemsText(row: AccountOverview): string {
   if (row.parked_until)
     problems.push(`parked until ${row.parked_until.toISOString()} (${row.parked_reason ?? 'quota spent'})`);
   if (row.failing_lists.length > 0) problems.push(`failing lists: ${row.failing_lists.join(', ')}`);
+  if (row.pulls_under_way.length > 0) problems.push(`pulling in slices (${row.pulls_under_way.join(', ')})`);
   else if (row.last_pull_status === 'failed') problems.push('last pull failed');
   if (row.held_deletes > 0) problems.push(plural(row.held_deletes, 'held delete'));
   if (row.rejected_values > 0) problems.push(plural(row.rejected_values, 'rejected value'));

@@ -47,6 +47,8 @@ const ROWS: Record<string, string> = {
                     values ('clients', '1', 'lastinvoice', 'rejected', '"2027-02-30"', 'not a date', $a)`,
   held_deletes: `insert into held_deletes (entity, entity_id, account_id) values ('clients', '1', $a)`,
   list_caps: `insert into list_caps (list, max_count, account_id) values ('clients', 250, $a)`,
+  pull_cursors: `insert into pull_cursors (entity, pass_run_id, pass_started_at, table_was_empty, next_start,
+    last_page_start, last_page_ids, seen_keys, account_id) values ('clients', 1, now(), false, 500, 0, '{}', '{}', $a)`,
   jobs: `insert into jobs (kind, payload, account_id) values ('delete_client', '{"clientnr": 1}', $a)`,
   invoice_pdfs: `insert into invoice_pdfs (invoice_id, pdf, size_bytes, sha256, account_id)
                  values (1, '\\x25504446', 4, 'ab', $a)`,

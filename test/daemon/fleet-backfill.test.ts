@@ -7,6 +7,7 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
+import { runCli } from '../support/cli.js';
 import { addSandboxAccounts } from '../support/sandbox.js';
 import { freshness, useDaemons, waitFor } from '../support/daemon.js';
 import { useTestDatabase } from '../support/test-database.js';
@@ -115,6 +116,13 @@ describe('a huge backfill beside small accounts', () => {
       await first.exited;
       const cursor = await hugeCursor(hugeId);
       expect(cursor).toBeDefined();
+      // Seen at a glance: the account is being pulled in slices, and how far its pass has come.
+      const list = await runCli(['accounts', 'list', '--format', 'json'], { env: database.current.env });
+      const huge = (JSON.parse(list.stdout) as { name: string; problems: string }[]).find(
+        (row) => row.name === `client-${HUGE}`,
+      );
+      expect(huge?.problems).toMatch(/pulling in slices \(clients: \d+ read\)/);
+      expect(huge?.problems).not.toMatch(/failing lists/);
 
       await startDaemon();
       const started = performance.now();
