@@ -183,6 +183,15 @@ export const SETTINGS = {
       meaning:
         'how many accounts one daemon works on at the same time (pulls and jobs; one request in flight per account)',
     },
+    actionReserve: {
+      env: 'ACTION_RESERVE',
+      type: 'integer',
+      min: 0,
+      max: 100_000,
+      default: 20,
+      meaning:
+        "requests of each account's hourly budget (the service's `X-RateLimit-Remaining`, and `REQUESTS_PER_HOUR`) that a daemon's pulls leave to outbound actions: a pull gives way below it, and the account's next pull waits an interval",
+    },
     pullSlice: {
       env: 'PULL_SLICE',
       type: 'duration',

@@ -145,7 +145,11 @@ export class InvoicingClient {
     return this.core.gate.rateLimitRemaining;
   }
 
-  /** Set while the account's queue is paused by a quota 403. */
+  /** Requests left to the account this hour (the service's count and the local budget). */
+  get budgetLeft(): number {
+    return this.core.gate.budgetLeft;
+  }
+
   /** The account's gate, when a request has held its slot in one step longer than it should (see AccountGate.stall). */
   get stall(): GateStall | null {
     return this.core.gate.stall;

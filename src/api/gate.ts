@@ -74,6 +74,14 @@ export class AccountGate {
     return this.remaining;
   }
 
+  /** Requests left this hour: the fewer of the service's `X-RateLimit-Remaining` and the local budget. */
+  get budgetLeft(): number {
+    const limit = this.options.requestsPerHour;
+    const now = monotonicNow();
+    const local = limit > 0 ? limit - this.sentAt.filter((at) => at > now - HOUR_MS).length : Number.POSITIVE_INFINITY;
+    return Math.min(this.remaining ?? Number.POSITIVE_INFINITY, local);
+  }
+
   get pausedUntil(): Date | null {
     return this.pauseEnd > monotonicNow() ? this.pauseEndDate() : null;
   }

@@ -9,7 +9,8 @@
  * A pull gives way (after a page, going on from there at the account's next turn: see
  * sync/resume.ts) once it has run for PULL_SLICE, or when a job of its account is queued: within an
  * account, outbound actions (and the refreshes after them) come before pulls, and one long pull
- * (a first backfill of a large account) never holds a daemon's place for long.
+ * (a first backfill of a large account) never holds a daemon's place for long. Pulls also leave
+ * the last ACTION_RESERVE requests of the account's hourly budget to actions.
  *
  * Each account keeps its own client in this daemon (its rate gate, hourly budget and quota pause
  * carry over from one claim to the next); across daemons one request per account is in flight at
@@ -210,15 +211,16 @@ export class FleetDaemon {
     let next: 'interval' | 'cron' | 'now' | null = null;
     if (claimed.pullDue && !work.stop.signal.aborted && ran.refused === undefined) {
       const began = performance.now();
-      const slice = this.app.config.fleet.pullSlice;
+      const { pullSlice: slice, actionReserve: reserve } = this.app.config.fleet;
       const pulling = { jobWaiting: false };
       work.pulling = pulling;
-      const giveWay = () =>
-        pulling.jobWaiting
-          ? 'a job of the account is waiting'
-          : performance.now() - began > slice
-            ? `its slice of ${slice / 1000} s is over`
-            : null;
+      let budgetLow = false;
+      const giveWay = () => {
+        if (pulling.jobWaiting) return 'a job of the account is waiting';
+        budgetLow = client.budgetLeft <= reserve;
+        if (budgetLow) return `the last ${reserve} requests of its hourly budget are kept for actions`;
+        return performance.now() - began > slice ? `its slice of ${slice / 1000} s is over` : null;
+      };
       const options = { kind: 'sync' as const, signal: work.stop.signal, giveWay };
       const outcome = await pullAccount(this.app, {
         account,
@@ -229,7 +231,9 @@ export class FleetDaemon {
       });
       work.pulling = undefined;
       this.metrics.recordSync(account.name, 'sync', performance.now() - began, outcome);
-      next = outcome.gaveWay ? 'now' : this.app.config.syncCron ? 'cron' : 'interval';
+      // Given way to a job or to the others: its turn again at once (behind those waiting). Given
+      // way to keep the budget for actions: an interval later, as after a pull.
+      next = outcome.gaveWay && !budgetLow ? 'now' : this.app.config.syncCron ? 'cron' : 'interval';
       await this.parkIfSpent(account, client);
     }
     if (!work.stop.signal.aborted) await release(database.db, this.identity.id, account.id, next, config.syncInterval);

@@ -54,6 +54,8 @@ const startDaemon = useDaemons(() => ({
   // One account at a time: the strictest case, where only slices let the others in.
   ACCOUNT_CONCURRENCY: '1',
   DB_POOL_SIZE: '6',
+  // No local hourly budget: a thousand pages are more than the default allows in an hour.
+  REQUESTS_PER_HOUR: '0',
   CONSOLE: 'false',
 }));
 
