@@ -183,6 +183,15 @@ export const SETTINGS = {
       meaning:
         'how many accounts one daemon works on at the same time (pulls and jobs; one request in flight per account)',
     },
+    metricsAccountLabels: {
+      env: 'METRICS_ACCOUNT_LABELS',
+      type: 'integer',
+      min: 0,
+      max: 100_000,
+      default: 50,
+      meaning:
+        'up to this many accounts, /metrics names each in an `account` label; beyond, counts are summed under `account="*"`, per-account last runs are left out, and `invoice_mirror_account_pull_age_seconds` (a histogram) says how fresh the accounts are',
+    },
     actionReserve: {
       env: 'ACTION_RESERVE',
       type: 'integer',

@@ -43,7 +43,9 @@ export async function startDaemon(app: App, identity: DaemonIdentity = newDaemon
   const periodMs = syncPeriodMs(config);
   const startedAt = performance.now();
   const attention = () => attentionOptions({ periodMs, startedAt });
-  const metrics = new DaemonMetrics(database.db, packageVersion(), attention, config.fleet.leaseSeconds);
+  const { leaseSeconds, metricsAccountLabels } = config.fleet;
+  const metrics = new DaemonMetrics(database.db, packageVersion(), attention, leaseSeconds, metricsAccountLabels);
+  await metrics.start();
   const fleet = new FleetDaemon(app, identity, metrics, log);
   // SYNC_CRON, when set, makes every account due at its ticks; else each is due an interval after its last pull.
   const schedule = config.syncCron ? guardedSchedule(config.syncCron, () => void fleet.scheduleAll(), log) : undefined;

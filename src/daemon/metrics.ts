@@ -5,8 +5,11 @@
  * attention), so several daemons on one database report the same truth. A value not known yet is
  * left out, never NaN.
  *
- * What is about an account carries an `account` label (its name): one series per account, which
- * is fine for the tens of accounts a mirror holds today.
+ * What is about an account carries an `account` label (its name), while the mirror holds at most
+ * METRICS_ACCOUNT_LABELS accounts. Beyond that a scrape would hold a series per account and
+ * metric, and cost a query per account: counts are then summed under `account="*"`, what only
+ * makes sense per account (its last run, its last success) is left out, and how fresh the accounts
+ * are is the histogram `invoice_mirror_account_pull_age_seconds`, there whatever the number.
  */
 import type { Kysely } from 'kysely';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
@@ -18,6 +21,7 @@ import {
   fleetStatus,
   lastSucceededPullAt,
   needsAttention,
+  pullAges,
   oneAccount,
   type AttentionOptions,
   type Database,
@@ -28,11 +32,16 @@ import type { SyncOutcome } from '../sync/index.js';
 const JOB_DURATION_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120];
 const RECORD_OUTCOMES = ['fetched', 'inserted', 'updated', 'deleted', 'unchanged'] as const;
 const PULL_KINDS = ['backfill', 'sync', 'refresh'] as const;
+/** The label of every account once there are too many to name (see the module comment). */
+const ALL_ACCOUNTS = '*';
+const PULL_AGE_BUCKETS = [60, 120, 300, 600, 900, 1800, 3600, 4 * 3600, 86_400];
 
 export class DaemonMetrics {
   readonly registry = new Registry();
   /** The API client of each account, whose rate-limit budget is reported. */
   private readonly clients = new Map<string, InvoicingClient>();
+  /** Accounts reported at the last scrape (or start): above `accountLabels`, none is named. */
+  private accountCount = 0;
   private readonly syncRuns = new Counter({
     name: 'invoice_mirror_sync_runs_total',
     help: 'Sync runs finished by this process, by account, kind and status.',
@@ -78,6 +87,8 @@ export class DaemonMetrics {
     private readonly attention: () => AttentionOptions,
     /** LEASE_SECONDS: a daemon whose heartbeat is older is not alive. */
     private readonly leaseSeconds = 30,
+    /** METRICS_ACCOUNT_LABELS: up to this many accounts, each has series of its own. */
+    private readonly accountLabels = 50,
   ) {
     collectDefaultMetrics({ register: this.registry });
     new Gauge({
@@ -103,10 +114,15 @@ export class DaemonMetrics {
       registers: [this.registry],
       collect() {
         this.reset();
+        // Summed over the accounts, the one closest to its quota is what matters.
+        let least = Number.POSITIVE_INFINITY;
         for (const [account, client] of metrics.clients) {
           const remaining = client.rateLimitRemaining;
-          if (remaining !== undefined && remaining !== null) this.set({ account }, remaining);
+          if (remaining === undefined || remaining === null) continue;
+          if (metrics.named) this.set({ account }, remaining);
+          least = Math.min(least, remaining);
         }
+        if (!metrics.named && Number.isFinite(least)) this.set({ account: ALL_ACCOUNTS }, least);
       },
     });
     new Gauge({
@@ -116,9 +132,13 @@ export class DaemonMetrics {
       registers: [this.registry],
       async collect() {
         this.reset();
-        for (const { id, name } of await metrics.accounts()) {
-          const byStatus = await countJobsByStatus(metrics.db, oneAccount(id));
-          for (const status of JOB_STATUSES) this.set({ account: name, status }, byStatus[status] ?? 0);
+        const accounts = await metrics.accounts();
+        const scopes = metrics.named
+          ? accounts.map(({ id, name }) => ({ account: name, scope: oneAccount(id) }))
+          : [{ account: ALL_ACCOUNTS, scope: 'all' as const }];
+        for (const { account, scope } of scopes) {
+          const byStatus = await countJobsByStatus(metrics.db, scope);
+          for (const status of JOB_STATUSES) this.set({ account, status }, byStatus[status] ?? 0);
         }
       },
     });
@@ -130,7 +150,7 @@ export class DaemonMetrics {
       async collect() {
         this.reset();
         for (const item of await needsAttention(metrics.db, 'all', metrics.attention()))
-          this.inc({ account: item.account ?? '', kind: item.kind }, item.count);
+          this.inc({ account: item.account ? metrics.label(item.account) : '', kind: item.kind }, item.count);
       },
     });
     new Gauge({
@@ -144,6 +164,8 @@ export class DaemonMetrics {
         this.set({ what: 'accounts_working' }, fleet.leasesHeld);
         this.set({ what: 'accounts_overdue' }, fleet.overdue);
         this.set({ what: 'accounts_parked' }, fleet.parked.length);
+        const ages = await pullAges(metrics.db);
+        this.set({ what: 'accounts_never_complete' }, ages.filter((age) => age === null).length);
       },
     });
     new Gauge({
@@ -153,23 +175,56 @@ export class DaemonMetrics {
       registers: [this.registry],
       async collect() {
         this.reset();
+        if (!metrics.named) return;
         for (const { id, name } of await metrics.accounts()) {
           const at = await lastSucceededPullAt(metrics.db, oneAccount(id));
           if (at) this.set({ account: name }, at.getTime() / 1000);
         }
       },
     });
+    new Histogram({
+      name: 'invoice_mirror_account_pull_age_seconds',
+      help: 'How fresh the accounts are: each active account\'s time since its last sync or backfill that succeeded, by any process (those with none yet: invoice_mirror_fleet{what="accounts_never_complete"}). One series, whatever the number of accounts.',
+      buckets: PULL_AGE_BUCKETS,
+      registers: [this.registry],
+      async collect() {
+        this.reset();
+        for (const age of await pullAges(metrics.db)) if (age !== null) this.observe(age);
+      },
+    });
+  }
+
+  /** Whether accounts are named in labels (see the module comment). */
+  private get named(): boolean {
+    return this.accountCount <= this.accountLabels;
+  }
+
+  /** The `account` label of an account: its name, or `*` once there are too many to name. */
+  private label(account: string): string {
+    return this.named ? account : ALL_ACCOUNTS;
   }
 
   /** The accounts reported: all but the removed ones (their rows are kept, nothing happens to them). */
   private async accounts(): Promise<{ id: number; name: string }[]> {
-    return (await listAccounts(this.db)).filter((account) => account.state !== 'removed');
+    const accounts = (await listAccounts(this.db)).filter((account) => account.state !== 'removed');
+    this.accountCount = accounts.length;
+    return accounts;
+  }
+
+  /** Counts the accounts (whether they are named in labels) before the first scrape. */
+  async start(): Promise<void> {
+    await this.accounts();
   }
 
   /** Hand to the account's API client (`onAttempt`): counts every request by endpoint and status. */
   countAttempts(account: string): (attempt: AttemptOutcome) => void {
     return (attempt) =>
-      this.requests.inc({ account, method: attempt.method, endpoint: attempt.endpoint, status: attempt.status });
+      this.requests.inc({
+        account: this.label(account),
+        method: attempt.method,
+        endpoint: attempt.endpoint,
+        status: attempt.status,
+      });
   }
 
   /** The account's client, whose rate-limit budget is reported. */
@@ -178,7 +233,9 @@ export class DaemonMetrics {
   }
 
   recordSync(account: string, kind: string, durationMs: number, outcome: SyncOutcome): void {
-    this.syncRuns.inc({ account, kind, status: outcome.status });
+    this.syncRuns.inc({ account: this.label(account), kind, status: outcome.status });
+    // An account's last run is about that account alone: not summed.
+    if (!this.named) return;
     // The account's last run replaces its earlier one; the other accounts' stay.
     for (const other of PULL_KINDS) this.lastSyncDuration.remove({ account, kind: other });
     this.lastSyncDuration.set({ account, kind }, durationMs / 1000);
@@ -190,8 +247,8 @@ export class DaemonMetrics {
   }
 
   recordJob(account: string, job: JobFinished): void {
-    this.jobAttempts.inc({ account, kind: job.kind, status: job.status });
-    this.jobDuration.observe({ account, kind: job.kind }, job.durationMs / 1000);
+    this.jobAttempts.inc({ account: this.label(account), kind: job.kind, status: job.status });
+    this.jobDuration.observe({ account: this.label(account), kind: job.kind }, job.durationMs / 1000);
   }
 
   render(): Promise<string> {

@@ -16,6 +16,18 @@ export interface FleetStatus {
   parked: { account: string; until: Date; reason: string | null }[];
 }
 
+/**
+ * Each active account's seconds since its last sync or backfill that succeeded (null: none yet),
+ * in one statement: what the freshness histogram of /metrics is made of.
+ */
+export async function pullAges(db: Kysely<Database>): Promise<(number | null)[]> {
+  const { rows } = await sql<{ age: number | null }>`
+    select (select extract(epoch from now() - max(r.finished_at))::float8 from sync_runs r
+             where r.account_id = a.id and r.kind in ('backfill', 'sync') and r.status = 'succeeded') as age
+      from accounts a where a.state = 'active'`.execute(db);
+  return rows.map((row) => row.age);
+}
+
 export async function fleetStatus(
   db: Kysely<Database>,
   scope: AccountScope,

@@ -64,4 +64,4 @@ export {
   type RejectedField,
 } from './rejected-values.js';
 export { inScope, oneAccount, type AccountScope } from './scope.js';
-export { fleetStatus, type FleetStatus } from './fleet.js';
+export { fleetStatus, pullAges, type FleetStatus } from './fleet.js';

@@ -80,4 +80,32 @@ describe('metrics of accounts', () => {
     expect(text).toMatch(/^invoice_mirror_attention\{account="acme",kind="held_deletes"\} 2$/m);
     expect(text).toMatch(/^invoice_mirror_jobs\{account="acme",status="failed"\} 0$/m);
   });
+
+  it('beyond METRICS_ACCOUNT_LABELS accounts, counts are summed under "*" and freshness is a histogram', async () => {
+    const db = database.current.handle.db;
+    await ensureDefaultAccount(db);
+    const { rows } = await sql<{ id: number }>`
+      insert into accounts (name) values ('cargo'), ('delta') returning id`.execute(db);
+    await sql`insert into sync_runs (account_id, kind, status, finished_at)
+              values (${rows[0]!.id}, 'sync', 'succeeded', now() - interval '90 seconds')`.execute(db);
+    await sql`insert into held_deletes (account_id, entity, entity_id)
+              values (${rows[0]!.id}, 'clients', '4'), (${rows[1]!.id}, 'clients', '5')`.execute(db);
+    const { rows: active } = await sql<{ n: number }>`
+      select count(*)::int as n from accounts where state = 'active'`.execute(db);
+    const metrics = new DaemonMetrics(db, '0.0.0-test', () => ({}), 30, 2);
+    await metrics.start();
+    metrics.recordSync('cargo', 'sync', 100, outcome(2));
+    metrics.recordSync('delta', 'sync', 100, outcome(2));
+    const text = await metrics.render();
+    expect(text).not.toMatch(/account="(acme|cargo|delta|default)"/);
+    expect(text).toMatch(/^invoice_mirror_sync_runs_total\{account="\*",kind="sync",status="succeeded"\} 2$/m);
+    expect(text).toMatch(/^invoice_mirror_attention\{account="\*",kind="held_deletes"\} [2-9]$/m);
+    expect(text).toMatch(/^invoice_mirror_jobs\{account="\*",status="queued"\} 0$/m);
+    expect(text).not.toMatch(/^invoice_mirror_last_sync_duration_seconds\{/m);
+    // One account pulled 90 s ago; the others never.
+    expect(text).toMatch(/^invoice_mirror_account_pull_age_seconds_bucket\{le="60"\} 0$/m);
+    expect(text).toMatch(/^invoice_mirror_account_pull_age_seconds_bucket\{le="120"\} 1$/m);
+    expect(text).toMatch(/^invoice_mirror_account_pull_age_seconds_count 1$/m);
+    expect(text).toContain(`invoice_mirror_fleet{what="accounts_never_complete"} ${active[0]!.n - 1}\n`);
+  });
 });
