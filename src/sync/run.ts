@@ -212,7 +212,7 @@ async function pullAll(context: PullContext, everyDefinition: readonly EntityDef
     await recordRunProgress(db, runId, countsOf(outcomes), deps.client.requestsMade - requestsAtStart);
   }
 
-  const { status, error } = runEnd(outcomes, definitions.length, stopReason, options.signal);
+  const { status, error } = runEnd(outcomes, definitions.length, stopReason, options.signal, gaveWay !== null);
   const requestsMade = deps.client.requestsMade - requestsAtStart;
   await finishRun(db, runId, {
     status,
@@ -272,6 +272,8 @@ function runEnd(
   wanted: number,
   stopReason: string | null,
   signal: AbortSignal | undefined,
+  /** It gave way: its pass goes on at the next run, which is no failure even if it changed nothing. */
+  gaveWay = false,
 ): { status: SyncRunStatus; error: string | null } {
   const results = Object.values(outcomes) as EntityOutcome[];
   const completed = results.filter((o) => o.complete).length;
@@ -281,7 +283,7 @@ function runEnd(
     ? 'interrupted'
     : completed === wanted
       ? 'succeeded'
-      : completed === 0 && !changedAnything
+      : completed === 0 && !changedAnything && !gaveWay
         ? 'failed'
         : 'partial';
   // An interrupted run's own errors are the requests cut short by the interrupt: not worth saying.
