@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { runCli } from '../support/cli.js';
 import { addSandboxAccounts } from '../support/sandbox.js';
-import { freshness, useDaemons, waitFor } from '../support/daemon.js';
+import { fleetEnv, freshness, useDaemons, waitFor } from '../support/daemon.js';
 import { useTestDatabase } from '../support/test-database.js';
 
 const database = useTestDatabase();
@@ -42,11 +42,7 @@ afterAll(async () => {
 });
 
 const startDaemon = useDaemons(() => ({
-  ...database.current.env,
-  INVOICING_API_URL: sandbox.url,
-  ACCOUNTS_SECRET: SECRET,
-  SYNC_CRON: undefined,
-  SYNC_INTERVAL: `${INTERVAL_SECONDS}s`,
+  ...fleetEnv(database.current.env, sandbox.url, SECRET, INTERVAL_SECONDS),
   PULL_SLICE: `${SLICE_SECONDS}s`,
   // Pages of 100: a thousand pages, so that the backfill takes many slices.
   PAGE_SIZE: '100',

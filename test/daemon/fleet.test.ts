@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox, type SandboxEntity } from '../../src/sandbox/index.js';
 import { runCli } from '../support/cli.js';
 import { addSandboxAccounts } from '../support/sandbox.js';
-import { freshness as fleetFreshness, useDaemons, waitFor, type Daemon } from '../support/daemon.js';
+import { fleetEnv, freshness as fleetFreshness, useDaemons, waitFor, type Daemon } from '../support/daemon.js';
 import { useTestDatabase } from '../support/test-database.js';
 
 const database = useTestDatabase();
@@ -39,11 +39,7 @@ afterAll(async () => {
 });
 
 const startDaemon = useDaemons(() => ({
-  ...database.current.env,
-  INVOICING_API_URL: sandbox.url,
-  ACCOUNTS_SECRET: SECRET,
-  SYNC_CRON: undefined,
-  SYNC_INTERVAL: `${INTERVAL_SECONDS}s`,
+  ...fleetEnv(database.current.env, sandbox.url, SECRET, INTERVAL_SECONDS),
   LEASE_SECONDS: String(LEASE_SECONDS),
   ACCOUNT_CONCURRENCY: '4',
   DB_POOL_SIZE: '12',

@@ -83,3 +83,19 @@ export async function freshness(db: Kysely<Database>): Promise<Map<number, numbe
      group by a.id`.execute(db);
   return new Map(rows.map((row) => [Number(row.account_id), row.age === null ? Number.POSITIVE_INFINITY : row.age]));
 }
+
+/** What a fleet test's daemons share: the sandbox, the master secret, and a freshness target instead of a cron. */
+export function fleetEnv(
+  databaseEnv: Record<string, string | undefined>,
+  sandboxUrl: string,
+  secret: string,
+  intervalSeconds: number,
+): Record<string, string | undefined> {
+  return {
+    ...databaseEnv,
+    INVOICING_API_URL: sandboxUrl,
+    ACCOUNTS_SECRET: secret,
+    SYNC_CRON: undefined,
+    SYNC_INTERVAL: `${intervalSeconds}s`,
+  };
+}
