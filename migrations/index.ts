@@ -15,6 +15,7 @@ import * as invoices from './0010_invoices.js';
 import * as invoicePdfs from './0011_invoice_pdfs.js';
 import * as accounts from './0012_accounts.js';
 import * as fleet from './0013_fleet.js';
+import * as events from './0015_events.js';
 
 export interface Migration {
   name: string;
@@ -34,4 +35,5 @@ export const migrations: Migration[] = [
   { name: '0011_invoice_pdfs', up: invoicePdfs.up },
   { name: '0012_accounts', up: accounts.up },
   { name: '0013_fleet', up: fleet.up },
+  { name: '0015_events', up: events.up },
 ];
