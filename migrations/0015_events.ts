@@ -75,6 +75,8 @@ const statements = [
   `create index webhook_deliveries_due on webhook_deliveries (due_at) where state = 'pending'`,
   `create index webhook_deliveries_record on webhook_deliveries (account_id, subscription_id, entity, record_id, event_id) where state = 'pending'`,
   `create index webhook_deliveries_subscription on webhook_deliveries (subscription_id, event_id)`,
+  // A delivery by its own id (the console's retry, where the account is not known yet).
+  `create index webhook_deliveries_id on webhook_deliveries (id)`,
   `comment on table webhook_deliveries is 'One event for one subscription: pending until the receiver answered 2xx, in order per record'`,
   `comment on column webhook_deliveries.subscription_id is 'the subscription (webhook_subscriptions.id)'`,
   `comment on column webhook_deliveries.event_id is 'the event (events.id); its webhook-id is evt_ and this number'`,
