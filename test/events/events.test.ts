@@ -6,7 +6,9 @@
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { EVENT_TYPE_NAMES } from '../../src/catalog/index.js';
+import { markOverdueInvoices } from '../../src/events/overdue.js';
 import { readEvents } from '../../src/events/store.js';
+import { openDatabase } from '../../src/db/index.js';
 import { runSync, type SyncOptions } from '../../src/sync/index.js';
 import { useSandbox } from '../support/sandbox.js';
 import { useTestDatabase } from '../support/test-database.js';
@@ -114,5 +116,58 @@ describe('events from the change log', () => {
     expect(events.map((e) => e.type)).toEqual(['job.failed', 'sync.failed', 'deletes.held']);
     expect(events[0]!.body).toEqual({ job: { id: job, kind: 'send_reminder', attempts: 0, error: 'nothing open' } });
     expect(events[2]!.body).toMatchObject({ entity: 'clients', held: 3, ids: ['1', '2', '3'] });
+  });
+
+  it('invoice.overdue: once per open invoice that passed its due date while mirrored', async () => {
+    const { rows } = await sql<{ id: number }>`
+      select id from invoices where deleted_at is null and open > 0 and coalesce(uncollectible, '') = '' order by id limit 2`.execute(
+      db(),
+    );
+    const [late, early] = rows.map((row) => row.id);
+    // Seen ten days ago, due yesterday: it passed its due date here. Already overdue when first seen: it did not.
+    await sql`update invoices set first_seen_at = now() - interval '10 days', duedate = current_date - 1 where id = ${late!}`.execute(
+      db(),
+    );
+    await sql`update invoices set first_seen_at = now(), duedate = current_date - 30 where id = ${early!}`.execute(
+      db(),
+    );
+    const marked = await markOverdueInvoices(db());
+    expect(marked).toBeGreaterThanOrEqual(1);
+    expect(await markOverdueInvoices(db())).toBe(0);
+    const overdue = (await eventsAfter(null)).filter((e) => e.type === 'invoice.overdue');
+    expect(overdue.map((e) => e.record_id)).toContain(String(late));
+    expect(overdue.map((e) => e.record_id)).not.toContain(String(early));
+    expect(new Set(overdue.map((e) => e.record_id)).size).toBe(overdue.length);
+  });
+
+  it('with EVENTS_ON_BACKFILL a pull that fills an empty mirror writes created events', async () => {
+    const { url, schema } = database.current;
+    const filling = await openDatabase({
+      databaseUrl: url,
+      embeddedDbDir: '',
+      schema,
+      poolSize: 2,
+      eventsOnBackfill: true,
+    });
+    try {
+      const account = database.current.accountId;
+      const { rows: runs } = await sql<{ id: number }>`
+        insert into sync_runs (account_id, kind) values (${account}, 'backfill') returning id`.execute(filling.db);
+      // An entity no pull has written counts for yet: an empty mirror of it.
+      const insert = sql`
+        insert into changes (account_id, sync_run_id, entity, entity_id, op, after)
+        values (${account}, ${runs[0]!.id}, 'repeating_invoices', '777777', 'insert', '{"id": 777777, "name": "Hosting"}'::jsonb)`;
+      await sql`delete from sync_runs where account_id = ${account} and id < ${runs[0]!.id} and counts ? 'repeating_invoices'`.execute(
+        db(),
+      );
+      await insert.execute(db());
+      expect((await eventsAfter(null)).filter((e) => e.record_id === '777777')).toEqual([]);
+      await insert.execute(filling.db);
+      const created = (await eventsAfter(null)).filter((e) => e.record_id === '777777');
+      expect(created.map((e) => e.type)).toEqual(['repeating_invoice.created']);
+      expect(created[0]!.body).toEqual({ record: { id: '777777', name: 'Hosting' } });
+    } finally {
+      await filling.close();
+    }
   });
 });
