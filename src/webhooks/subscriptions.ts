@@ -198,3 +198,21 @@ export async function listDeliveries(db: Kysely<Database>, id: number, limit = 5
      limit ${limit}`.execute(db);
   return rows;
 }
+
+/** Seals every signing secret again under a new master secret (`accounts rotate-secret`, in its transaction). */
+export async function resealSubscriptionSecrets(
+  db: Kysely<Database>,
+  oldSecret: string,
+  newSecret: string,
+): Promise<number> {
+  const sealed = await db.selectFrom('webhook_subscriptions').select(['id', 'secret']).orderBy('id').execute();
+  for (const subscription of sealed) {
+    const secret = openSecret(subscription.secret, oldSecret, subscription.id);
+    await db
+      .updateTable('webhook_subscriptions')
+      .set({ secret: sealKey(secret, newSecret) })
+      .where('id', '=', subscription.id)
+      .execute();
+  }
+  return sealed.length;
+}
