@@ -67,6 +67,27 @@ const HELPERS = [
     $$`,
 ];
 
+/**
+ * A trigger function whose names resolve in the trigger's own schema, whatever the search_path of
+ * the session that writes (plain SQL may name `invoicing.jobs` from anywhere): it is set for the
+ * body and given back after. Not a SET clause on the function, which would name the schema in the
+ * function's definition.
+ */
+function triggerFunction(name: string, declarations: string, body: string): string {
+  return `
+  create or replace function ${name}() returns trigger language plpgsql as $$
+  declare
+    caller_path text := current_setting('search_path');
+    ${declarations}
+  begin
+    perform set_config('search_path', quote_ident(tg_table_schema) || ', pg_catalog', true);
+    ${body}
+    perform set_config('search_path', caller_path, true);
+    return null;
+  end
+  $$`;
+}
+
 /** `array[...]` of the types a changes row `c` makes, per entity. */
 function typesOfChange(): string {
   const byEntity = new Map<string, string[]>();
@@ -87,11 +108,10 @@ function keyFieldsOf(): string {
   return `case c.entity ${arms.join(' ')} else '{}'::text[] end`;
 }
 
-const FROM_CHANGES = `
-  create or replace function events_from_changes() returns trigger language plpgsql set search_path from current as $$
-  declare
-    fill_quietly boolean := coalesce(current_setting('${EVENTS_ON_BACKFILL_SETTING}', true), '') <> 'on';
-  begin
+const FROM_CHANGES = triggerFunction(
+  'events_from_changes',
+  `fill_quietly boolean := coalesce(current_setting('${EVENTS_ON_BACKFILL_SETTING}', true), '') <> 'on';`,
+  `
     with quiet as materialized (
       -- The pulls among this statement's inserts that fill an empty mirror.
       select i.account_id, i.sync_run_id, i.entity
@@ -119,49 +139,44 @@ const FROM_CHANGES = `
     insert into events (id, account_id, type, occurred_at, entity, record_id, body, change_id)
     select reserved.base + row_number() over (order by t.change_id, t.ord), t.account_id, t.type, t.detected_at,
            t.entity, t.entity_id, t.body, t.change_id
-      from typed t, reserved;
-    return null;
-  end
-  $$`;
+      from typed t, reserved;`,
+);
 
 /** One event of a row trigger: `type`, `entity`, `record`, `occurred` and `body` are SQL over `new`. */
 const oneEvent = (type: string, entity: string, record: string, occurred: string, body: string) => `
     insert into events (id, account_id, type, occurred_at, entity, record_id, body)
     values (events_reserve(1) + 1, new.account_id, ${type}, ${occurred}, ${entity}, ${record}, ${body});`;
 
-const FROM_JOBS = `
-  create or replace function events_from_jobs() returns trigger language plpgsql set search_path from current as $$
-  begin
-    ${oneEvent(
-      `'job.' || new.status`,
-      `'jobs'`,
-      'new.id::text',
-      'coalesce(new.finished_at, now())',
-      `jsonb_build_object('job', jsonb_strip_nulls(jsonb_build_object('id', new.id, 'kind', new.kind, 'attempts', new.attempts,
+const FROM_JOBS = triggerFunction(
+  'events_from_jobs',
+  '',
+  oneEvent(
+    `'job.' || new.status`,
+    `'jobs'`,
+    'new.id::text',
+    'coalesce(new.finished_at, now())',
+    `jsonb_build_object('job', jsonb_strip_nulls(jsonb_build_object('id', new.id, 'kind', new.kind, 'attempts', new.attempts,
          'result', case when new.status = 'succeeded' then new.result end,
          'error', case when new.status <> 'succeeded' then new.last_error end)))`,
-    )}
-    return null;
-  end
-  $$`;
+  ),
+);
 
-const FROM_RUNS = `
-  create or replace function events_from_runs() returns trigger language plpgsql set search_path from current as $$
-  begin
-    ${oneEvent(
-      `'sync.failed'`,
-      `'sync_runs'`,
-      'new.id::text',
-      'coalesce(new.finished_at, now())',
-      `jsonb_build_object('run', jsonb_build_object('id', new.id, 'kind', new.kind, 'entities', to_jsonb(new.entities), 'error', new.error))`,
-    )}
-    return null;
-  end
-  $$`;
+const FROM_RUNS = triggerFunction(
+  'events_from_runs',
+  '',
+  oneEvent(
+    `'sync.failed'`,
+    `'sync_runs'`,
+    'new.id::text',
+    'coalesce(new.finished_at, now())',
+    `jsonb_build_object('run', jsonb_build_object('id', new.id, 'kind', new.kind, 'entities', to_jsonb(new.entities), 'error', new.error))`,
+  ),
+);
 
-const FROM_HELD = `
-  create or replace function events_from_held() returns trigger language plpgsql set search_path from current as $$
-  begin
+const FROM_HELD = triggerFunction(
+  'events_from_held',
+  '',
+  `
     with held as materialized (
       select account_id, entity, count(*)::int as n, max(run_id) as run_id,
              (array_agg(entity_id order by entity_id::int))[1:100] as ids
@@ -171,30 +186,24 @@ const FROM_HELD = `
     insert into events (id, account_id, type, occurred_at, entity, record_id, body)
     select reserved.base + row_number() over (order by h.account_id, h.entity), h.account_id, 'deletes.held', now(),
            'held_deletes', h.entity, jsonb_build_object('entity', h.entity, 'held', h.n, 'run_id', h.run_id, 'ids', to_jsonb(h.ids))
-      from held h, reserved;
-    return null;
-  end
-  $$`;
+      from held h, reserved;`,
+);
 
 /** New events go to the matching subscriptions, and their readers are woken. */
-const FAN_OUT = `
-  create or replace function events_fan_out() returns trigger language plpgsql set search_path from current as $$
-  declare
-    newest bigint;
-  begin
+const FAN_OUT = triggerFunction(
+  'events_fan_out',
+  'newest bigint;',
+  `
     select max(id) into newest from new_events;
-    if newest is null then
-      return null;
-    end if;
-    insert into webhook_deliveries (account_id, subscription_id, event_id, entity, record_id)
-    select e.account_id, s.id, e.id, e.entity, e.record_id
-      from new_events e
-      join webhook_subscriptions s on (s.account_id is null or s.account_id = e.account_id)
-                                  and (s.event_types is null or e.type = any (s.event_types));
-    perform pg_notify(tg_table_schema || '_events', newest::text);
-    return null;
-  end
-  $$`;
+    if newest is not null then
+      insert into webhook_deliveries (account_id, subscription_id, event_id, entity, record_id)
+      select e.account_id, s.id, e.id, e.entity, e.record_id
+        from new_events e
+        join webhook_subscriptions s on (s.account_id is null or s.account_id = e.account_id)
+                                    and (s.event_types is null or e.type = any (s.event_types));
+      perform pg_notify(tg_table_schema || '_events', newest::text);
+    end if;`,
+);
 
 const TRIGGERS = [
   'drop trigger if exists events_from_changes on changes',
