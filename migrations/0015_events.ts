@@ -21,9 +21,8 @@ const statements = [
       account_id  integer not null references accounts (id),
       primary key (account_id, id)
     )`,
-  // `events --after ID` over every account, and a record's events in order.
+  // `events --after ID` over every account.
   `create index events_id on events (id)`,
-  `create index events_record on events (account_id, entity, record_id, id)`,
   // An invoice passes its due date once: the daily pass may run on several daemons at once.
   `create unique index events_overdue_once on events (account_id, record_id) where type = 'invoice.overdue'`,
   `comment on table events is 'Business events (docs/events.md), written in the transaction of the change that caused them'`,
@@ -68,15 +67,13 @@ const statements = [
       delivered_at    timestamptz,
       created_at      timestamptz not null default now(),
       account_id      integer not null references accounts (id),
-      primary key (account_id, id),
-      unique (account_id, subscription_id, event_id)
+      primary key (account_id, id)
     )`,
-  // The claim: pending deliveries by due time; the per-record order looks up earlier pending ones.
+  // The claim: pending deliveries by due time; a record's next pending one, once one is delivered.
   `create index webhook_deliveries_due on webhook_deliveries (due_at) where state = 'pending'`,
   `create index webhook_deliveries_record on webhook_deliveries (account_id, subscription_id, entity, record_id, event_id) where state = 'pending'`,
+  // A subscription's deliveries, newest first (the console, `webhooks deliveries`), and one by its event.
   `create index webhook_deliveries_subscription on webhook_deliveries (subscription_id, event_id)`,
-  // A delivery by its own id (the console's retry, where the account is not known yet).
-  `create index webhook_deliveries_id on webhook_deliveries (id)`,
   `comment on table webhook_deliveries is 'One event for one subscription: pending until the receiver answered 2xx, in order per record'`,
   `comment on column webhook_deliveries.subscription_id is 'the subscription (webhook_subscriptions.id)'`,
   `comment on column webhook_deliveries.event_id is 'the event (events.id); its webhook-id is evt_ and this number'`,
@@ -85,7 +82,7 @@ const statements = [
   `comment on column webhook_deliveries.state is 'pending (to be sent, or being sent) or delivered'`,
   `comment on column webhook_deliveries.attempts is 'how many times it was sent'`,
   `comment on column webhook_deliveries.failures is 'failed attempts since the last success, retry or resume: picks the next delay'`,
-  `comment on column webhook_deliveries.due_at is 'when it is sent next (while being sent: when another daemon may take it over)'`,
+  `comment on column webhook_deliveries.due_at is 'when it is sent next (infinity: waiting behind an earlier event of its record; while being sent: when another daemon may take it over)'`,
   `comment on column webhook_deliveries.delivered_at is 'when the receiver accepted it'`,
   `
     create table webhook_attempts (

@@ -4,6 +4,8 @@
  * secret is printed once, by `add`.
  */
 import type { Command } from 'commander';
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/index.js';
 import { masterSecret } from '../accounts/secret.js';
 import { accountNamed } from '../accounts/store.js';
 import { UsageError } from '../errors.js';
@@ -75,38 +77,40 @@ export function registerWebhooksCommands(webhooks: Command): void {
     }),
   );
 
-  webhooks
-    .command('remove')
-    .description('remove a subscription and its deliveries')
-    .argument('<id>', 'subscription id', id())
-    .action(
-      withApp({}, async (app, subscription: number) => {
-        await removeSubscription(app.database.db, subscription);
-        process.stdout.write(`webhook ${subscription} removed\n`);
-      }),
-    );
-
-  webhooks
-    .command('pause')
-    .description('stop sending to a subscription; its events wait for resume')
-    .argument('<id>', 'subscription id', id())
-    .action(
-      withApp({}, async (app, subscription: number) => {
-        await pauseSubscription(app.database.db, subscription, 'paused by a person');
-        process.stdout.write(`webhook ${subscription} paused\n`);
-      }),
-    );
-
-  webhooks
-    .command('resume')
-    .description('send to a paused subscription again, what waited first')
-    .argument('<id>', 'subscription id', id())
-    .action(
-      withApp({}, async (app, subscription: number) => {
-        const waiting = await resumeSubscription(app.database.db, subscription);
-        process.stdout.write(`webhook ${subscription} resumed; ${waiting} deliveries due now\n`);
-      }),
-    );
+  // remove, pause, resume: one subscription, one line said.
+  const steps: [string, string, (db: Kysely<Database>, subscription: number) => Promise<string>][] = [
+    [
+      'remove',
+      'remove a subscription and its deliveries',
+      async (db, subscription) => {
+        await removeSubscription(db, subscription);
+        return 'removed';
+      },
+    ],
+    [
+      'pause',
+      'stop sending to a subscription; its events wait for resume',
+      async (db, subscription) => {
+        await pauseSubscription(db, subscription, 'paused by a person');
+        return 'paused';
+      },
+    ],
+    [
+      'resume',
+      'send to a paused subscription again, what waited first',
+      async (db, subscription) => `resumed; ${await resumeSubscription(db, subscription)} deliveries due now`,
+    ],
+  ];
+  for (const [name, description, step] of steps)
+    webhooks
+      .command(name)
+      .description(description)
+      .argument('<id>', 'subscription id', id())
+      .action(
+        withApp({}, async (app, subscription: number) => {
+          process.stdout.write(`webhook ${subscription} ${await step(app.database.db, subscription)}\n`);
+        }),
+      );
 
   formatOption(
     webhooks

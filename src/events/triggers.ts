@@ -101,11 +101,18 @@ function typesOfChange(): string {
   return `case c.entity ${arms.join(' ')} else '{}'::text[] end`;
 }
 
-function keyFieldsOf(): string {
+/**
+ * The record's key fields, from its raw record after the change (before it, for a delete): built
+ * field by field per entity, which costs far less per row than a function over a field list.
+ * A field the record lacks is left out.
+ */
+function recordOf(): string {
+  const raw = 'coalesce(c.after, c.before)';
   const arms = Object.entries(EVENT_KEY_FIELDS).map(
-    ([entity, fields]) => `when ${quoteLiteral(entity)} then ${textArray(fields)}`,
+    ([entity, fields]) =>
+      `when ${quoteLiteral(entity)} then jsonb_strip_nulls(jsonb_build_object(${fields.map((f) => `${quoteLiteral(f)}, ${raw} -> ${quoteLiteral(f)}`).join(', ')}))`,
   );
-  return `case c.entity ${arms.join(' ')} else '{}'::text[] end`;
+  return `jsonb_build_object('id', c.entity_id) || case c.entity ${arms.join(' ')} else '{}'::jsonb end`;
 }
 
 const FROM_CHANGES = triggerFunction(
@@ -123,11 +130,12 @@ const FROM_CHANGES = triggerFunction(
     ),
     typed as materialized (
       select c.id as change_id, c.account_id, c.entity, c.entity_id, c.detected_at, t.type, t.ord,
-        jsonb_build_object('record', jsonb_build_object('id', c.entity_id) || events_pick(coalesce(c.after, c.before), ${keyFieldsOf()}))
-          || case when c.op = 'update' then jsonb_build_object(
-               'changed', to_jsonb(c.changed_fields),
-               'before', events_pick(c.before, array(select unnest(c.changed_fields) except select unnest(${textArray(EVENT_BULKY_FIELDS)}))),
-               'after', events_pick(c.after, array(select unnest(c.changed_fields) except select unnest(${textArray(EVENT_BULKY_FIELDS)}))))
+        jsonb_build_object('record', ${recordOf()})
+          || case when c.op = 'update' then (
+               select jsonb_build_object('changed', to_jsonb(c.changed_fields),
+                        'before', coalesce(jsonb_object_agg(f, c.before -> f) filter (where f <> all (${textArray(EVENT_BULKY_FIELDS)})), '{}'),
+                        'after', coalesce(jsonb_object_agg(f, c.after -> f) filter (where f <> all (${textArray(EVENT_BULKY_FIELDS)})), '{}'))
+                 from unnest(c.changed_fields) f)
              else '{}'::jsonb end as body
         from new_changes c
         cross join lateral unnest(${typesOfChange()}) with ordinality as t(type, ord)
@@ -196,11 +204,20 @@ const FAN_OUT = triggerFunction(
   `
     select max(id) into newest from new_events;
     if newest is not null then
-      insert into webhook_deliveries (account_id, subscription_id, event_id, entity, record_id)
-      select e.account_id, s.id, e.id, e.entity, e.record_id
-        from new_events e
-        join webhook_subscriptions s on (s.account_id is null or s.account_id = e.account_id)
-                                    and (s.event_types is null or e.type = any (s.event_types));
+      -- A record's first pending delivery is due now, the ones after it wait (due at infinity)
+      -- until it is delivered: the claim then reads due rows only (src/webhooks/deliver.ts).
+      insert into webhook_deliveries (account_id, subscription_id, event_id, entity, record_id, due_at)
+      select m.account_id, m.subscription_id, m.event_id, m.entity, m.record_id,
+             case when m.nth = 1 and not exists (
+                    select from webhook_deliveries p
+                     where p.account_id = m.account_id and p.subscription_id = m.subscription_id
+                       and p.entity = m.entity and p.record_id = m.record_id and p.state = 'pending')
+                  then now() else 'infinity' end
+        from (select e.account_id, s.id as subscription_id, e.id as event_id, e.entity, e.record_id,
+                     row_number() over (partition by e.account_id, s.id, e.entity, e.record_id order by e.id) as nth
+                from new_events e
+                join webhook_subscriptions s on (s.account_id is null or s.account_id = e.account_id)
+                                            and (s.event_types is null or e.type = any (s.event_types))) m;
       perform pg_notify(tg_table_schema || '_events', newest::text);
     end if;`,
 );

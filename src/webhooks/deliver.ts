@@ -4,8 +4,9 @@
  * A deliverer claims due deliveries with `FOR UPDATE SKIP LOCKED` in a short transaction and
  * leases them (their `due_at` moves past the send's deadline), so several daemons never send the
  * same attempt at once, and a daemon killed while sending loses nothing: its lease runs out and
- * another sends the delivery again, with the same `webhook-id`. A delivery waits while an earlier
- * event of the same record is pending for the subscription. A 2xx answer delivers it; anything
+ * another sends the delivery again, with the same `webhook-id`. A delivery waits (due at infinity)
+ * while an earlier event of its record is pending for the subscription; delivering that one makes
+ * it due. A 2xx answer delivers it; anything
  * else (or no answer) is an attempt recorded with what came back, and the delivery is due again
  * after the next of WEBHOOK_RETRY_DELAYS; after the last the subscription is paused, its
  * deliveries kept for when a person resumes it.
@@ -19,7 +20,7 @@ import { ConfigError, errorMessage } from '../errors.js';
 import { scrub } from '../log.js';
 import { checkLiteralHost, guardedLookup } from './address.js';
 import { signedHeaders } from './sign.js';
-import { openSecret } from './subscriptions.js';
+import { openSecret, repairChains } from './subscriptions.js';
 
 export interface DeliveryOptions {
   allowPrivate: boolean;
@@ -105,16 +106,13 @@ export class Deliverer {
 
   /** Sends one batch of due deliveries; returns how many were sent (0: nothing was due). */
   async deliverDue(): Promise<{ sent: number; failed: number }> {
-    const claimed = await this.claim();
-    let failed = 0;
-    await Promise.all(
-      claimed.map(async (delivery) => {
-        const outcome = await this.send(delivery);
-        if (!(outcome.status !== null && outcome.status >= 200 && outcome.status < 300)) failed++;
-        await this.record(delivery, outcome);
-      }),
+    let claimed = await this.claim();
+    // Nothing due: a delivery made behind one delivered at that moment may wait for nothing.
+    if (claimed.length === 0 && (await repairChains(this.db)) > 0) claimed = await this.claim();
+    const results = await Promise.all(
+      claimed.map(async (delivery) => ({ delivery, outcome: await this.send(delivery) })),
     );
-    return { sent: claimed.length, failed };
+    return { sent: claimed.length, failed: await this.record(results) };
   }
 
   /** Delivers until nothing is due (`webhooks run`); returns the totals. */
@@ -133,7 +131,7 @@ export class Deliverer {
     const { rows } = await sql<{ due: Date | null }>`
       select min(d.due_at) as due from webhook_deliveries d
         join webhook_subscriptions s on s.id = d.subscription_id and s.state = 'active'
-       where d.state = 'pending'`.execute(this.db);
+       where d.state = 'pending' and d.due_at < 'infinity'`.execute(this.db);
     return rows[0]?.due ?? null;
   }
 
@@ -142,8 +140,9 @@ export class Deliverer {
   }
 
   /**
-   * Claims and leases up to `concurrency` due deliveries, at most one per record and subscription:
-   * the first pending one (an earlier event of the record still pending holds the later ones).
+   * Claims and leases up to `concurrency` due deliveries. Only the first pending delivery of a
+   * record is ever due (the others wait at infinity, see src/events/triggers.ts), so a batch holds
+   * at most one per record and subscription, and this reads the due rows only.
    */
   private async claim(): Promise<Claimed[]> {
     // Past the send's deadline, with time to record its outcome.
@@ -151,13 +150,9 @@ export class Deliverer {
     const { rows } = await sql<Claimed>`
       with due as (
         select d.account_id, d.id from webhook_deliveries d
-          join webhook_subscriptions s on s.id = d.subscription_id and s.state = 'active'
          where d.state = 'pending' and d.due_at <= now()
-           and not exists (
-             select from webhook_deliveries p
-              where p.account_id = d.account_id and p.subscription_id = d.subscription_id and p.entity = d.entity
-                and p.record_id = d.record_id and p.state = 'pending' and p.event_id < d.event_id)
-         order by d.event_id
+           and d.subscription_id in (select id from webhook_subscriptions where state = 'active')
+         order by d.due_at
          limit ${this.options.concurrency}
          for update of d skip locked
       ),
@@ -207,13 +202,8 @@ export class Deliverer {
         signal: AbortSignal.timeout(this.options.timeoutMs),
       });
       const response = await firstBytes(answer.body);
-      const ok = answer.statusCode >= 200 && answer.statusCode < 300;
-      return {
-        status: answer.statusCode,
-        durationMs: elapsed(),
-        response,
-        error: ok ? null : `the receiver answered ${answer.statusCode}`,
-      };
+      const outcome = { status: answer.statusCode, durationMs: elapsed(), response, error: null };
+      return accepted(outcome) ? outcome : { ...outcome, error: `the receiver answered ${answer.statusCode}` };
     } catch (error) {
       const message =
         (error as Error).name === 'TimeoutError'
@@ -223,61 +213,91 @@ export class Deliverer {
     }
   }
 
-  private async record(delivery: Claimed, outcome: Outcome): Promise<void> {
-    const ok = outcome.status !== null && outcome.status >= 200 && outcome.status < 300;
+  /**
+   * Records a batch's outcomes in one statement (one round trip, no transaction held across
+   * statements): every attempt; the deliveries accepted; the others due again after their next
+   * delay, or given up, their subscription paused.
+   */
+  private async record(results: readonly { delivery: Claimed; outcome: Outcome }[]): Promise<number> {
     const delays = this.options.retryDelaysMs;
-    const failures = delivery.failures + 1;
-    const giveUp = !ok && failures > delays.length;
-    await this.db.transaction().execute(async (trx) => {
-      await trx
-        .insertInto('webhook_attempts')
-        .values({
-          account_id: delivery.account_id,
-          delivery_id: delivery.id,
-          status: outcome.status,
-          duration_ms: outcome.durationMs,
-          response: outcome.response,
-          error: outcome.error,
-        })
-        .execute();
-      const row = trx
-        .updateTable('webhook_deliveries')
-        .where('account_id', '=', delivery.account_id)
-        .where('id', '=', delivery.id);
-      if (ok) {
-        await row.set({ state: 'delivered', delivered_at: sql`now()`, failures: 0 }).execute();
-        return;
-      }
-      // Given up: due at once, for when a person resumes the subscription.
-      const waitMs = giveUp ? 0 : delays[failures - 1]!;
-      await row
-        .set({ failures, due_at: sql`now() + make_interval(secs => ${waitMs / 1000})` })
-        .where('state', '=', 'pending')
-        .execute();
-      if (giveUp) {
-        await trx
-          .updateTable('webhook_subscriptions')
-          .set({
-            state: 'paused',
-            state_reason: `paused after ${failures} failed attempts of event ${delivery.event_id} (last: ${outcome.error}); resume it once the receiver answers`,
-            state_changed_at: sql`now()`,
-          })
-          .where('id', '=', delivery.subscription_id)
-          .where('state', '=', 'active')
-          .execute();
-      }
+    const rows = results.map(({ delivery, outcome }) => {
+      const ok = accepted(outcome);
+      const failures = ok ? 0 : delivery.failures + 1;
+      const giveUp = !ok && failures > delays.length;
+      if (giveUp)
+        this.log.warn(
+          { subscription: delivery.subscription_id, event: delivery.event_id, error: outcome.error },
+          `webhook ${delivery.subscription_id} paused: its receiver failed every attempt`,
+        );
+      else if (!ok)
+        this.log.info(
+          { subscription: delivery.subscription_id, event: delivery.event_id, failures, error: outcome.error },
+          'webhook delivery failed; retrying later',
+        );
+      return {
+        account_id: delivery.account_id,
+        delivery_id: delivery.id,
+        subscription_id: delivery.subscription_id,
+        event_id: delivery.event_id,
+        entity: delivery.entity,
+        record_id: delivery.record_id,
+        status: outcome.status,
+        duration_ms: outcome.durationMs,
+        response: outcome.response,
+        error: outcome.error,
+        ok,
+        failures,
+        // Given up: due at once, for when a person resumes the subscription.
+        wait_ms: ok || giveUp ? 0 : delays[failures - 1]!,
+        give_up: giveUp,
+        reason: giveUp
+          ? `paused after ${failures} failed attempts of event ${delivery.event_id} (last: ${outcome.error}); resume it once the receiver answers`
+          : null,
+      };
     });
-    if (giveUp)
-      this.log.warn(
-        { subscription: delivery.subscription_id, event: delivery.event_id, error: outcome.error },
-        `webhook ${delivery.subscription_id} paused: its receiver failed every attempt`,
-      );
-    else if (!ok)
-      this.log.info(
-        { subscription: delivery.subscription_id, event: delivery.event_id, failures, error: outcome.error },
-        'webhook delivery failed; retrying later',
-      );
+    if (rows.length === 0) return 0;
+    await sql`
+      with outcome as (
+        select * from jsonb_to_recordset(${JSON.stringify(rows)}::text::jsonb) as o(
+          account_id integer, delivery_id bigint, subscription_id integer, event_id bigint, entity text, record_id text,
+          status integer, duration_ms integer,
+          response text, error text, ok boolean, failures integer, wait_ms integer, give_up boolean, reason text)
+      ),
+      attempts as (
+        insert into webhook_attempts (account_id, delivery_id, status, duration_ms, response, error)
+        select account_id, delivery_id, status, duration_ms, response, error from outcome
+      ),
+      deliveries as (
+        update webhook_deliveries d
+           set state = case when o.ok then 'delivered' else d.state end,
+               delivered_at = case when o.ok then now() else d.delivered_at end,
+               failures = o.failures,
+               due_at = case when o.ok then d.due_at else now() + make_interval(secs => o.wait_ms / 1000.0) end
+          from outcome o
+         where d.account_id = o.account_id and d.id = o.delivery_id and d.state = 'pending'
+      ),
+      -- The record's next delivery is due once this one is delivered.
+      promoted as (
+        update webhook_deliveries n set due_at = now()
+          from outcome o
+          cross join lateral (
+            select p.account_id, p.id from webhook_deliveries p
+             where p.account_id = o.account_id and p.subscription_id = o.subscription_id and p.entity = o.entity
+               and p.record_id = o.record_id and p.state = 'pending' and p.event_id > o.event_id
+             order by p.event_id limit 1) next
+         where o.ok and n.account_id = next.account_id and n.id = next.id
+      )
+      update webhook_subscriptions s
+         set state = 'paused', state_reason = o.reason, state_changed_at = now()
+        from (select distinct on (subscription_id) subscription_id, reason from outcome where give_up) o
+       where s.id = o.subscription_id and s.state = 'active'`.execute(this.db);
+    return rows.filter((row) => !row.ok).length;
   }
+}
+
+/** Whether the receiver accepted it: a 2xx answer. */
+function accepted(outcome: Outcome): boolean {
+  return outcome.status !== null && outcome.status >= 200 && outcome.status < 300;
 }
 
 /** The answer's first bytes as text; the rest is read and dropped. */

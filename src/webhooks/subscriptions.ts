@@ -112,6 +112,32 @@ export async function pauseSubscription(db: Kysely<Database>, id: number, reason
     .execute();
 }
 
+/**
+ * Puts deliveries back in line: of each record's pending deliveries to a subscription, the first
+ * is due (now, if it was waiting behind another) and the rest wait (due at infinity). What the
+ * events trigger and the deliverer keep as they go; needed after a replay or a retry put an
+ * earlier event back, and after a delivery was made behind one being delivered at that moment.
+ * Returns how many deliveries it moved.
+ */
+export async function repairChains(db: Kysely<Database>, subscriptionId?: number): Promise<number> {
+  const { rows } = await sql<{ n: number }>`
+    with ranked as (
+      select account_id, id, due_at,
+             row_number() over (partition by account_id, subscription_id, entity, record_id order by event_id) = 1 as head
+        from webhook_deliveries
+       where state = 'pending' and ${subscriptionId === undefined ? sql`true` : sql`subscription_id = ${subscriptionId}`}
+    ),
+    moved as (
+      update webhook_deliveries d set due_at = case when r.head then now() else 'infinity' end
+        from ranked r
+       where d.account_id = r.account_id and d.id = r.id
+         and ((r.head and r.due_at = 'infinity') or (not r.head and r.due_at <> 'infinity'))
+      returning 1
+    )
+    select count(*)::int as n from moved`.execute(db);
+  return rows[0]!.n;
+}
+
 /** Resumes a subscription: what waited is sent at once, its delays starting again from the first. */
 export async function resumeSubscription(db: Kysely<Database>, id: number): Promise<number> {
   await subscriptionNamed(db, id);
@@ -121,11 +147,13 @@ export async function resumeSubscription(db: Kysely<Database>, id: number): Prom
       .set({ state: 'active', state_reason: null, state_changed_at: sql`now()` })
       .where('id', '=', id)
       .execute();
+    // The first of each record's; the others still wait behind it.
     const waiting = await trx
       .updateTable('webhook_deliveries')
       .set({ failures: 0, due_at: sql`now()` })
       .where('subscription_id', '=', id)
       .where('state', '=', 'pending')
+      .where('due_at', '<>', sql<Date>`'infinity'`)
       .executeTakeFirst();
     return Number(waiting.numUpdatedRows);
   });
@@ -138,29 +166,42 @@ export async function resumeSubscription(db: Kysely<Database>, id: number): Prom
 export async function replayEvents(db: Kysely<Database>, id: number, afterEventId: string): Promise<number> {
   await subscriptionNamed(db, id);
   const { rows } = await sql<{ n: number }>`
-    with queued as (
-      insert into webhook_deliveries (account_id, subscription_id, event_id, entity, record_id)
-      select e.account_id, s.id, e.id, e.entity, e.record_id
+    with wanted as (
+      select e.account_id, s.id as subscription_id, e.id as event_id, e.entity, e.record_id
         from webhook_subscriptions s
         join events e on (s.account_id is null or e.account_id = s.account_id)
                      and (s.event_types is null or e.type = any (s.event_types))
        where s.id = ${id} and e.id > ${afterEventId}::bigint
-      on conflict (account_id, subscription_id, event_id) do update
-        set state = 'pending', failures = 0, due_at = now(), delivered_at = null
-      returning 1
-    )
+    ),
+    again as (
+      update webhook_deliveries d set state = 'pending', failures = 0, due_at = now(), delivered_at = null
+        from wanted w where d.subscription_id = w.subscription_id and d.event_id = w.event_id
+      returning d.event_id
+    ),
+    added as (
+      insert into webhook_deliveries (account_id, subscription_id, event_id, entity, record_id)
+      select w.account_id, w.subscription_id, w.event_id, w.entity, w.record_id from wanted w
+       where not exists (select from webhook_deliveries d where d.subscription_id = w.subscription_id and d.event_id = w.event_id)
+      returning event_id
+    ),
+    queued as (select event_id from again union all select event_id from added)
     select count(*)::int as n from queued`.execute(db);
+  await repairChains(db, id);
   return rows[0]!.n;
 }
 
-/** Sends a delivery again now (the console's retry): pending or delivered alike. */
-export async function retryDelivery(db: Kysely<Database>, deliveryId: number): Promise<void> {
-  const result = await db
+/** Sends a subscription's delivery of an event again now (the console's retry): pending or delivered alike. */
+export async function retryDelivery(db: Kysely<Database>, subscriptionId: number, eventId: string): Promise<void> {
+  const retried = await db
     .updateTable('webhook_deliveries')
     .set({ state: 'pending', failures: 0, due_at: sql`now()`, delivered_at: null })
-    .where('id', '=', deliveryId)
+    .where('subscription_id', '=', subscriptionId)
+    .where('event_id', '=', eventId)
     .executeTakeFirst();
-  if (Number(result.numUpdatedRows) === 0) throw new RunError(`no webhook delivery ${deliveryId}`);
+  if (Number(retried.numUpdatedRows) === 0)
+    throw new RunError(`webhook ${subscriptionId} has no delivery of event ${eventId}`);
+  // Sent now if it is the first of its record's pending ones; else after those before it.
+  await repairChains(db, subscriptionId);
 }
 
 export interface DeliveryRow {

@@ -9,25 +9,14 @@ import { EVENT_TYPE_NAMES } from '../../src/catalog/index.js';
 import { markOverdueInvoices } from '../../src/events/overdue.js';
 import { readEvents } from '../../src/events/store.js';
 import { openDatabase } from '../../src/db/index.js';
-import { runSync, type SyncOptions } from '../../src/sync/index.js';
-import { useSandbox } from '../support/sandbox.js';
+import { pullerFor, useSandbox } from '../support/sandbox.js';
 import { useTestDatabase } from '../support/test-database.js';
 
 const database = useTestDatabase();
 const env = useSandbox({ records: 40, sentInvoices: 60, now: '2026-11-01' }, { pageSize: 50 });
 
 const db = () => database.current.handle.db;
-const pull = (options: Partial<SyncOptions> = {}) =>
-  runSync(
-    {
-      db: db(),
-      client: env.client,
-      accountId: database.current.accountId,
-      schema: database.current.schema,
-      writeConcurrency: 2,
-    },
-    { kind: 'sync', ...options },
-  );
+const pull = pullerFor(database, env);
 
 async function eventsAfter(after: string | null) {
   return readEvents(db(), { after, scope: 'all', limit: 10_000 });

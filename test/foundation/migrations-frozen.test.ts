@@ -24,7 +24,7 @@ const FROZEN: Record<string, string> = {
   '0011_invoice_pdfs.ts': '1bd2de040fcba534',
   '0012_accounts.ts': 'fb5e2433a27ea2a5',
   '0013_fleet.ts': '4e6698e64c1309e8',
-  '0015_events.ts': '9f1bbacf2eb86072',
+  '0015_events.ts': '0e313f0cdd9d9390',
 };
 
 const sourceDir = new URL('../../migrations/', import.meta.url);

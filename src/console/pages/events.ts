@@ -87,7 +87,7 @@ async function deliveriesPage(db: Kysely<Database>, view: Viewing, id: number): 
             <td>${row.entity} ${row.record_id}</td><td>${badge(row.state)}</td><td>${row.attempts}</td>
             <td>${row.state === 'pending' ? ago(row.due_at) : '—'}</td>
             <td>${row.last_status ?? ''} ${text(row.last_error ?? row.last_response)}</td>
-            <td><form method="post" action="${link(view, `/webhooks/${id}/deliveries/${row.id}/retry`)}"><button type="submit" class="secondary">Retry</button></form></td></tr>`,
+            <td><form method="post" action="${link(view, `/webhooks/${id}/events/${row.event_id}/retry`)}"><button type="submit" class="secondary">Retry</button></form></td></tr>`,
         )}</tbody>
       </table>
       ${rows.length === 0 ? html`<p class="muted">Nothing delivered yet.</p>` : ''}`,
@@ -111,9 +111,9 @@ export function eventRoutes(app: ConsoleApp, db: Kysely<Database>): void {
     await resumeSubscription(db, id);
     return c.redirect(link(c.get('view'), `/webhooks/${id}`), 303);
   });
-  app.post('/webhooks/:id{[0-9]+}/deliveries/:delivery{[0-9]+}/retry', async (c) => {
+  app.post('/webhooks/:id{[0-9]+}/events/:event{[0-9]+}/retry', async (c) => {
     const id = Number(c.req.param('id'));
-    await retryDelivery(db, Number(c.req.param('delivery')));
+    await retryDelivery(db, id, c.req.param('event'));
     return c.redirect(link(c.get('view'), `/webhooks/${id}`), 303);
   });
 }
