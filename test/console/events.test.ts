@@ -73,8 +73,7 @@ describe.skipIf(!CHROMIUM)('console: events and webhooks', () => {
     await expect.poll(() => page.locator('tbody tr').count()).toBe(2);
     expect(await page.locator('nav a.active').textContent()).toBe('Events');
     await page.selectOption('select[name=type]', 'product.stock_changed');
-    await page.click('button[type=submit]');
-    await page.waitForURL(/type=product.stock_changed/);
+    await Promise.all([page.waitForURL(/type=product.stock_changed/), page.click('form.filters button[type=submit]')]);
     const rows = await page.locator('tbody tr').allTextContents();
     expect(rows).toHaveLength(1);
     expect(rows[0]).toContain('products 5');
@@ -99,5 +98,24 @@ describe.skipIf(!CHROMIUM)('console: events and webhooks', () => {
     await page.waitForURL(/\/webhooks\/1$/);
     const dueAfter = await sql<{ due: boolean }>`select due_at <= now() as due from webhook_deliveries`.execute(db());
     expect(dueAfter.rows[0]!.due).toBe(true);
+  });
+
+  it('no events or webhooks page is wider than its window, at 1280×800 and at 390×844', async () => {
+    const overflowing: string[] = [];
+    for (const [width, height] of [
+      [1280, 800],
+      [390, 844],
+    ] as const) {
+      await page.setViewportSize({ width, height });
+      for (const path of ['/events', '/webhooks', '/webhooks/1']) {
+        await page.goto(`${base}${path}`);
+        const [scrollWidth, innerWidth] = (await page.evaluate(
+          '[document.documentElement.scrollWidth, window.innerWidth]',
+        )) as [number, number];
+        if (scrollWidth > innerWidth) overflowing.push(`${path} at ${width}: ${scrollWidth} > ${innerWidth}`);
+      }
+    }
+    await page.setViewportSize({ width: 1280, height: 800 });
+    expect(overflowing).toEqual([]);
   });
 });
