@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { consoleListener } from '../../src/console/index.js';
 import { Deliverer } from '../../src/webhooks/deliver.js';
 import { addSubscription } from '../../src/webhooks/subscriptions.js';
-import { findChromium } from '../support/browser.js';
+import { findChromium, widerThanWindow } from '../support/browser.js';
 import { useTestDatabase } from '../support/test-database.js';
 import { startReceiver, type Receiver } from '../webhooks/receiver.js';
 
@@ -101,21 +101,7 @@ describe.skipIf(!CHROMIUM)('console: events and webhooks', () => {
   });
 
   it('no events or webhooks page is wider than its window, at 1280×800 and at 390×844', async () => {
-    const overflowing: string[] = [];
-    for (const [width, height] of [
-      [1280, 800],
-      [390, 844],
-    ] as const) {
-      await page.setViewportSize({ width, height });
-      for (const path of ['/events', '/webhooks', '/webhooks/1']) {
-        await page.goto(`${base}${path}`);
-        const [scrollWidth, innerWidth] = (await page.evaluate(
-          '[document.documentElement.scrollWidth, window.innerWidth]',
-        )) as [number, number];
-        if (scrollWidth > innerWidth) overflowing.push(`${path} at ${width}: ${scrollWidth} > ${innerWidth}`);
-      }
-    }
-    await page.setViewportSize({ width: 1280, height: 800 });
+    const overflowing = await widerThanWindow(page, base, ['/events', '/webhooks', '/webhooks/1']);
     expect(overflowing).toEqual([]);
   });
 });
