@@ -59,6 +59,12 @@ beforeAll(async () => {
   );
   await sender.deliverDue();
   await sender.close();
+  // A receiver whose URL carries a token: the console hides the query.
+  await addSubscription(
+    db(),
+    { url: 'https://hooks.example.com/in?token=s3cr3t-t0ken', eventTypes: ['job.failed'], accountId: null },
+    MASTER,
+  );
 });
 
 afterAll(async () => {
@@ -86,6 +92,8 @@ describe.skipIf(!CHROMIUM)('console: events and webhooks', () => {
     expect(row).toContain(receiver.url);
     expect(row).toContain('client.changed');
     expect(await page.content()).not.toContain(secret.slice(6, 20));
+    expect(await page.locator('tbody tr').nth(1).textContent()).toContain('https://hooks.example.com/in?…');
+    expect(await page.content()).not.toContain('s3cr3t-t0ken');
     await page.click(`a[href="/webhooks/1"]`);
     await page.waitForURL(/\/webhooks\/1$/);
     const delivery = await page.locator('tbody tr').first().textContent();

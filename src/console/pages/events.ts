@@ -13,6 +13,16 @@ import { ago, badge, html, page, text, type Html } from '../layout.js';
 
 const PAGE_ROWS = 100;
 
+/** A receiver's URL as the console shows it: a query (often a token) hidden. */
+function shownUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    return `${parsed.origin}${parsed.pathname}${parsed.search ? '?…' : ''}`;
+  } catch {
+    return '(not a URL)';
+  }
+}
+
 async function eventsPage(db: Kysely<Database>, view: Viewing, query: Record<string, string>): Promise<Html> {
   const type = EVENT_TYPE_NAMES.includes(query.type ?? '') ? query.type! : null;
   const rows = await readEvents(db, {
@@ -60,7 +70,9 @@ async function subscriptionsPage(db: Kysely<Database>, view: Viewing): Promise<H
       <table>
         <thead><tr><th>webhook</th><th>receiver</th><th>account</th><th>events</th><th>state</th><th>pending</th><th>delivered</th><th>last delivered</th></tr></thead>
         <tbody>${shown.map(
-          (row) => html`<tr><td><a href="${link(view, `/webhooks/${row.id}`)}">${row.id}</a></td><td>${row.url}</td>
+          (
+            row,
+          ) => html`<tr><td><a href="${link(view, `/webhooks/${row.id}`)}">${row.id}</a></td><td>${shownUrl(row.url)}</td>
             <td>${row.account ?? 'all'}</td><td>${row.event_types?.join(', ') ?? 'all'}</td>
             <td>${badge(row.state)} ${row.state_reason ? html`<span class="muted">${row.state_reason}</span>` : ''}</td>
             <td>${row.pending}</td><td>${row.delivered}</td><td>${ago(row.last_delivered_at)}</td></tr>`,
@@ -78,7 +90,7 @@ async function deliveriesPage(db: Kysely<Database>, view: Viewing, id: number): 
   const paused = subscription.state === 'paused';
   return page(
     `Webhook ${id}`,
-    html`<p>${subscription.url}: ${badge(subscription.state)} ${subscription.state_reason ?? ''}</p>
+    html`<p>${shownUrl(subscription.url)}: ${badge(subscription.state)} ${subscription.state_reason ?? ''}</p>
       ${paused ? html`<form method="post" action="${link(view, `/webhooks/${id}/resume`)}"><button type="submit">Resume</button></form>` : ''}
       <table>
         <thead><tr><th>delivery</th><th>event</th><th>type</th><th>account</th><th>record</th><th>state</th><th>attempts</th><th>next try</th><th>last answer</th><th></th></tr></thead>
