@@ -97,7 +97,7 @@ describe.skipIf(!CHROMIUM)('console: events and webhooks', () => {
     await page.click(`a[href="/webhooks/1"]`);
     await page.waitForURL(/\/webhooks\/1$/);
     const delivery = await page.locator('tbody tr').first().textContent();
-    expect(delivery).toContain('500');
+    expect(delivery).toContain('500 try again later');
     expect(delivery).toContain('pending');
     await page.screenshot({ path: `${SHOTS}webhook-deliveries.png` });
     const dueBefore = await sql<{ due: boolean }>`select due_at > now() as due from webhook_deliveries`.execute(db());

@@ -98,7 +98,7 @@ async function deliveriesPage(db: Kysely<Database>, view: Viewing, id: number): 
           (row) => html`<tr><td>${row.id}</td><td>${row.event_id}</td><td>${text(row.type)}</td><td>${row.account}</td>
             <td>${row.entity} ${row.record_id}</td><td>${badge(row.state)}</td><td>${row.attempts}</td>
             <td>${row.state === 'pending' ? ago(row.due_at) : '—'}</td>
-            <td>${row.last_status ?? ''} ${text(row.last_error ?? row.last_response)}</td>
+            <td>${row.last_status ?? ''} ${text(row.last_status === null ? row.last_error : row.last_response)}</td>
             <td><form method="post" action="${link(view, `/webhooks/${id}/events/${row.event_id}/retry`)}"><button type="submit" class="secondary">Retry</button></form></td></tr>`,
         )}</tbody>
       </table>
