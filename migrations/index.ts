@@ -16,6 +16,7 @@ import * as invoicePdfs from './0011_invoice_pdfs.js';
 import * as accounts from './0012_accounts.js';
 import * as fleet from './0013_fleet.js';
 import * as pullCursors from './0014_pull_cursors.js';
+import * as events from './0015_events.js';
 
 export interface Migration {
   name: string;
@@ -36,4 +37,5 @@ export const migrations: Migration[] = [
   { name: '0012_accounts', up: accounts.up },
   { name: '0013_fleet', up: fleet.up },
   { name: '0014_pull_cursors', up: pullCursors.up },
+  { name: '0015_events', up: events.up },
 ];

@@ -5,7 +5,7 @@
 // prints what it did, and rolls it back.
 //
 // The tables are found in the database's catalogue, not listed here: every table of the schema
-// with an `account_id` column, but for `accounts` and `account_roles` (shared by every account) and
+// with an `account_id` column, but for `accounts`, `account_roles` and `webhook_subscriptions` (shared by every account) and
 // a table with a BEFORE ROW trigger on insert or update (`jobs`): such a trigger may fill in
 // account_id (jobs_account does), and Postgres routes a row to its partition before the trigger
 // runs and cannot move it afterwards. A table already partitioned is left as it is, so running it
@@ -29,8 +29,11 @@ import postgres from 'postgres';
 const USAGE =
   'usage: DATABASE_URL=postgres://… node scripts/partition-by-account.mjs [--schema NAME] [--partitions N] [--dry-run]';
 
-/** The accounts themselves and the roles confined to them: shared, read by every policy. */
-const SHARED_TABLES = ['accounts', 'account_roles'];
+/**
+ * The accounts themselves and the roles confined to them: shared, read by every policy; and the
+ * webhook subscriptions, each for one account or (account_id empty) for all of them.
+ */
+const SHARED_TABLES = ['accounts', 'account_roles', 'webhook_subscriptions'];
 
 const ident = (name) => `"${String(name).replaceAll('"', '""')}"`;
 const literal = (text) => `'${String(text).replaceAll("'", "''")}'`;

@@ -39,6 +39,7 @@ export async function openApp(config: Config, needs: DatabaseNeeds = {}): Promis
     create: needs.migrate === 'always' || needs.migrate === 'auto',
     readOnly: needs.readOnly,
     applicationName: needs.applicationName,
+    eventsOnBackfill: config.events.onBackfill,
   });
   try {
     if (migrates) {

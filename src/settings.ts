@@ -336,6 +336,47 @@ export const SETTINGS = {
     default: 24,
     meaning: 'hours after which a sync pulls invoices in full again, sweeping their deletions',
   },
+  events: {
+    onBackfill: {
+      env: 'EVENTS_ON_BACKFILL',
+      type: 'flag',
+      default: false,
+      meaning:
+        'whether a pull that fills an empty mirror writes events for what it inserts (`client.created`, `invoice.sent`, …; see docs/events.md)',
+    },
+  },
+  webhooks: {
+    allowPrivate: {
+      env: 'WEBHOOKS_ALLOW_PRIVATE',
+      type: 'flag',
+      default: false,
+      meaning:
+        'whether webhooks may go to private, loopback or link-local addresses (checked when added and at every delivery)',
+    },
+    retryDelays: {
+      env: 'WEBHOOK_RETRY_DELAYS',
+      type: 'text',
+      default: '5s,30s,2m,10m,30m,1h,2h,4h,8h,8h',
+      meaning:
+        'the waits before each retry of a failed delivery; after the last the subscription is paused (the default adds up to about a day)',
+    },
+    timeoutMs: {
+      env: 'WEBHOOK_TIMEOUT',
+      type: 'duration',
+      min: 1000,
+      max: 300_000,
+      default: 10_000,
+      meaning: 'how long a receiver may take to answer a delivery',
+    },
+    concurrency: {
+      env: 'WEBHOOK_CONCURRENCY',
+      type: 'integer',
+      min: 1,
+      max: 256,
+      default: 16,
+      meaning: "deliveries sent at once by one process (a record's events still go one after another)",
+    },
+  },
   console: {
     inDaemon: {
       env: 'CONSOLE',

@@ -3,6 +3,7 @@
  * updating credentials (the key sealed before it reaches the database), pausing, resuming,
  * removing, and re-sealing every key under a new master secret.
  */
+import { resealSubscriptionSecrets } from '../webhooks/subscriptions.js';
 import { sql, type Kysely } from 'kysely';
 import type { AccountState, Database } from '../db/schema.js';
 import { ConfigError, UsageError } from '../errors.js';
@@ -133,6 +134,8 @@ export async function rotateSecret(db: Kysely<Database>, oldSecret: string, newS
         .where('id', '=', account.id)
         .execute();
     }
+    // The webhooks' signing secrets are sealed under the same master secret.
+    await resealSubscriptionSecrets(trx, oldSecret, newSecret);
     return sealed.length;
   });
 }

@@ -31,6 +31,14 @@ export { invoiceIsOpen, invoiceOpenSql, isWrittenOff } from './invoice-open.js';
 export * from './enumerations.js';
 export { REPORTS, REPORT_FUNCTIONS, findReport, type Report } from './reports.js';
 export { JOB_KIND_NAMES, type JobKindName } from './job-kinds.js';
+export {
+  EVENT_BULKY_FIELDS,
+  EVENT_KEY_FIELDS,
+  EVENT_TYPE_NAMES,
+  EVENT_TYPES,
+  type ChangeEventRule,
+  type EventType,
+} from './events.js';
 export { MAX_DECIMAL, MAX_INTEGER, MIN_INTEGER, type Approval, type DocumentLine, type Reference } from './wire.js';
 
 /** Every entity, in pull order: what documents refer to (countries, clients, products) comes first. */

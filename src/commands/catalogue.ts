@@ -101,6 +101,19 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: async () => (await import('./invoice.js')).registerInvoiceCommand,
   },
   {
+    name: 'events',
+    description: 'print the business events (invoice.paid, client.created, …) as JSON lines; --follow for new ones',
+    example: 'invoice-mirror events --type invoice.paid --follow',
+    load: async () => (await import('./events.js')).registerEventsCommand,
+  },
+  {
+    name: 'webhooks',
+    description:
+      'push events to receivers, signed (Standard Webhooks): add, list, remove, pause, resume, deliveries, replay, run',
+    example: 'invoice-mirror webhooks add https://example.com/hooks --events invoice.paid,quotation.approved',
+    load: async () => (await import('./webhooks.js')).registerWebhooksCommands,
+  },
+  {
     name: 'report',
     description: 'print a built-in report (no name: list them)',
     example: 'invoice-mirror report open_quotations --format csv',

@@ -13,6 +13,7 @@ const STYLE = `
 * { box-sizing: border-box; }
 body { margin: 0; font: 14px/1.45 system-ui, -apple-system, "Segoe UI", sans-serif; color: var(--fg); background: var(--bg); }
 header { display: flex; flex-wrap: wrap; gap: 4px 24px; align-items: center; padding: 10px 24px; background: #111827; color: #fff; }
+header nav { display: flex; flex-wrap: wrap; row-gap: 4px; }
 header nav a { color: #cbd5e1; text-decoration: none; margin-right: 16px; }
 header nav a.active, header nav a:hover { color: #fff; border-bottom: 2px solid #60a5fa; }
 header form.switcher { margin-left: auto; }

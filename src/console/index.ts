@@ -18,6 +18,7 @@ import { accountChoice, type ConsoleApp } from './accounts.js';
 import { serveAssets } from './assets.js';
 import { html, page } from './layout.js';
 import { changeRoutes } from './pages/changes.js';
+import { eventRoutes } from './pages/events.js';
 import { jobRoutes } from './pages/jobs.js';
 import { heldDeleteRoutes, overviewPage } from './pages/overview.js';
 import { recordRoutes } from './pages/records.js';
@@ -79,6 +80,7 @@ export function createConsoleApp(deps: ConsoleDeps): ConsoleApp {
   jobRoutes(app, db, { maxAttempts: deps.maxAttempts });
   heldDeleteRoutes(app, db);
   changeRoutes(app, db);
+  eventRoutes(app, db);
   recordRoutes(app, db);
   reportRoutes(app, db);
   app.notFound((c) =>

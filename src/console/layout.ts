@@ -15,6 +15,8 @@ const SECTIONS = [
   ['/', 'Overview'],
   ['/jobs', 'Jobs'],
   ['/changes', 'Changes'],
+  ['/events', 'Events'],
+  ['/webhooks', 'Webhooks'],
   ['/records', 'Records'],
   ['/reports', 'Reports'],
 ] as const;

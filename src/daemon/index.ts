@@ -20,6 +20,7 @@ import { guardedSchedule, syncPeriodMs } from './schedule.js';
 import { DaemonMetrics } from './metrics.js';
 import { packageVersion } from '../version.js';
 import { checkConsoleAccess, consoleListener } from '../console/index.js';
+import { startDeliveryLoop } from '../webhooks/loop.js';
 
 export interface DaemonHandle {
   /** The health server's address (port 0 in the settings picks a free one). */
@@ -80,6 +81,7 @@ export async function startDaemon(app: App, identity: DaemonIdentity = newDaemon
 
   // An account never pulled is due at once; one pulled before, an interval after its last pull.
   await fleet.start();
+  const webhooks = await startDeliveryLoop(app, log);
   log.info({ schedule: config.syncCron, healthUrl, periodSeconds: periodMs / 1000 }, 'daemon started');
 
   let resolveStopped!: (code: number) => void;
@@ -90,7 +92,7 @@ export async function startDaemon(app: App, identity: DaemonIdentity = newDaemon
     stopPromise ??= (async () => {
       log.info({ reason }, 'daemon stopping: finishing the current job and page');
       await schedule?.stop();
-      const finished = fleet.stop().then(() => true);
+      const finished = Promise.all([fleet.stop(), webhooks.stop()]).then(() => true);
       const timedOut = new Promise<false>((resolve) =>
         setTimeout(() => resolve(false), config.shutdownTimeoutMs).unref(),
       );

@@ -20,6 +20,7 @@ import {
   type ServerConnection,
 } from './embedded-server.js';
 import { listenResiliently } from './listener.js';
+import { EVENTS_ON_BACKFILL_SETTING } from '../events/triggers.js';
 import { checkIsPostgres } from './probe.js';
 import type { Database } from './schema.js';
 
@@ -37,6 +38,8 @@ export interface DatabaseOptions {
   create?: boolean;
   /** Every transaction of every session is read-only (the `sql` command). */
   readOnly?: boolean;
+  /** EVENTS_ON_BACKFILL: a pull that fills an empty mirror writes events too (src/events/triggers.ts). */
+  eventsOnBackfill?: boolean;
 }
 
 export type Listener = (payload: string) => void;
@@ -120,6 +123,8 @@ function openPostgres(
       application_name: options.applicationName ?? 'invoice-mirror',
       // A session that is itself read-only: `commit; delete ...` cannot start a writing transaction.
       ...(options.readOnly ? { default_transaction_read_only: true } : {}),
+      // Read by the events trigger, which runs in the database and cannot see the settings.
+      ...(options.eventsOnBackfill ? { [EVENTS_ON_BACKFILL_SETTING]: 'on' } : {}),
     },
   };
   const poolOptions = {

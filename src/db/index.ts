@@ -2,7 +2,15 @@ export { openDatabase, type DatabaseHandle, type DatabaseOptions } from './conne
 export { migrate, schemaProblem } from './migrate.js';
 export { lockKey, type LockPurpose } from './locks.js';
 export { jsonb } from './json.js';
-export type { ChangeOp, Database, EntityCounts, JobStatus, SyncRunKind, SyncRunStatus } from './schema.js';
+export type {
+  ChangeOp,
+  Database,
+  EntityCounts,
+  JobStatus,
+  SubscriptionState,
+  SyncRunKind,
+  SyncRunStatus,
+} from './schema.js';
 export { serviceLock, type Exclusive } from './service-lock.js';
 export { quoteLiteral, quoteName } from './quote.js';
 export {

@@ -28,6 +28,7 @@ import {
   type Report,
 } from '../catalog/index.js';
 import { migrations } from '../../migrations/index.js';
+import { EVENT_TRIGGER_STATEMENTS } from '../events/triggers.js';
 import { RunError } from '../errors.js';
 import { quoteLiteral, quoteName } from './quote.js';
 
@@ -298,7 +299,22 @@ export const rowSecurity: Repeatable = (() => {
   };
 })();
 
-export const REPEATABLES: readonly Repeatable[] = [mirrorComments, reportViews, jobKindCheck, rowSecurity];
+/** The functions and triggers that write events (src/events/triggers.ts), made from the catalogue. */
+export const eventTriggers: Repeatable = {
+  name: 'event_triggers',
+  hash: hashOf(EVENT_TRIGGER_STATEMENTS),
+  async apply(trx) {
+    for (const statement of EVENT_TRIGGER_STATEMENTS) await sql.raw(statement).execute(trx);
+  },
+};
+
+export const REPEATABLES: readonly Repeatable[] = [
+  mirrorComments,
+  reportViews,
+  jobKindCheck,
+  eventTriggers,
+  rowSecurity,
+];
 
 /** The repeatables whose recorded hash differs from their current one. */
 export async function staleRepeatables(

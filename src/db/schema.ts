@@ -180,6 +180,59 @@ export interface PullCursorsTable {
   saved_at: ColumnType<Date, Date | string | undefined, Date | string>;
 }
 
+/** A business event (see migrations/0015_events.ts, docs/events.md); written by triggers only. */
+export interface EventsTable {
+  account_id: number;
+  /** Past 2^53 postgres.js gives it as text: compare and pass ids as text. */
+  id: number | string;
+  type: string;
+  occurred_at: Date;
+  entity: string;
+  record_id: string;
+  body: Record<string, unknown>;
+  change_id: number | null;
+}
+
+export type SubscriptionState = 'active' | 'paused';
+export interface WebhookSubscriptionsTable {
+  id: Generated<number>;
+  url: string;
+  /** Sealed under ACCOUNTS_SECRET (src/accounts/secret.ts), never the secret itself. */
+  secret: string;
+  event_types: string[] | null;
+  state: ColumnType<SubscriptionState, SubscriptionState | undefined, SubscriptionState>;
+  state_reason: string | null;
+  state_changed_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+  created_at: ColumnType<Date, Date | string | undefined, never>;
+  account_id: number | null;
+}
+
+export interface WebhookDeliveriesTable {
+  account_id: number;
+  id: Generated<number>;
+  subscription_id: number;
+  event_id: number | string;
+  entity: string;
+  record_id: string;
+  state: ColumnType<'pending' | 'delivered', 'pending' | 'delivered' | undefined, 'pending' | 'delivered'>;
+  attempts: ColumnType<number, number | undefined, number>;
+  failures: ColumnType<number, number | undefined, number>;
+  due_at: ColumnType<Date, Date | string | undefined, Date | string>;
+  delivered_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+  created_at: ColumnType<Date, Date | string | undefined, never>;
+}
+
+export interface WebhookAttemptsTable {
+  account_id: number;
+  id: Generated<number>;
+  delivery_id: number;
+  attempted_at: ColumnType<Date, Date | string | undefined, never>;
+  status: number | null;
+  duration_ms: number;
+  response: string | null;
+  error: string | null;
+}
+
 export interface Database extends MirrorTables {
   accounts: AccountsTable;
   pull_cursors: PullCursorsTable;
@@ -194,4 +247,8 @@ export interface Database extends MirrorTables {
   held_deletes: HeldDeletesTable;
   list_caps: ListCapsTable;
   invoice_pdfs: InvoicePdfsTable;
+  events: EventsTable;
+  webhook_subscriptions: WebhookSubscriptionsTable;
+  webhook_deliveries: WebhookDeliveriesTable;
+  webhook_attempts: WebhookAttemptsTable;
 }

@@ -56,6 +56,12 @@ const ROWS: Record<string, string> = {
   account_leases: `select $a`,
   // The confined role's own row is made by grant_account; the other account gets a role of its own.
   account_roles: `insert into account_roles (role_name, account_id) select '${WIDE}_unused', $a where $a <> $acme`,
+  // Made by the triggers on changes and held_deletes above.
+  events: `select $a`,
+  webhook_subscriptions: `insert into webhook_subscriptions (url, secret, account_id) values ('https://example.com/$a', 'v1:sealed', $a)`,
+  webhook_deliveries: `insert into webhook_deliveries (subscription_id, event_id, entity, record_id, account_id)
+                       select id, 1, 'clients', '1', $a from webhook_subscriptions where account_id = $a`,
+  webhook_attempts: `insert into webhook_attempts (delivery_id, duration_ms, account_id) values (1, 5, $a)`,
 };
 
 /** Every table and view of the schema with an `account_id` column. */

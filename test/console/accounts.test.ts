@@ -16,7 +16,7 @@ import { ensureDefaultAccount } from '../../src/accounts/store.js';
 import { registerStatusCommand } from '../../src/commands/status.js';
 import { consoleListener, createConsoleApp } from '../../src/console/index.js';
 import { jsonb } from '../../src/db/index.js';
-import { findChromium } from '../support/browser.js';
+import { findChromium, widerThanWindow } from '../support/browser.js';
 import { useTestDatabase } from '../support/test-database.js';
 
 const SHOTS = new URL('../../test-output/screenshots/', import.meta.url).pathname;
@@ -249,16 +249,8 @@ describe.skipIf(!CHROMIUM)('the account switcher, in Chromium', () => {
   });
 
   it('no page of the accounts is wider than a phone (390×844), switcher included', async () => {
-    await page.setViewportSize({ width: 390, height: 844 });
-    const overflowing: string[] = [];
-    for (const path of ['/', '/jobs/new', '/records/clients', '/jobs?account=beta', '/changes']) {
-      await page.goto(`${base}${path}`);
-      const [scrollWidth, innerWidth] = (await page.evaluate(
-        '[document.documentElement.scrollWidth, window.innerWidth]',
-      )) as [number, number];
-      if (scrollWidth > innerWidth) overflowing.push(`${path}: ${scrollWidth} > ${innerWidth}`);
-    }
-    await page.setViewportSize({ width: 1280, height: 800 });
+    const paths = ['/', '/jobs/new', '/records/clients', '/jobs?account=beta', '/changes'];
+    const overflowing = await widerThanWindow(page, base, paths, [[390, 844]]);
     expect(overflowing).toEqual([]);
   });
 });

@@ -18,7 +18,7 @@ import { jsonb } from '../../src/db/index.js';
 import { consoleListener, createConsoleApp, NO_WORKER_NOTE } from '../../src/console/index.js';
 import { chart } from '../../src/console/layout.js';
 import { logger } from '../../src/log.js';
-import { findChromium } from '../support/browser.js';
+import { findChromium, widerThanWindow } from '../support/browser.js';
 import { CLI_PATH } from '../support/cli.js';
 import { useJobsEnv } from '../jobs/helpers.js';
 
@@ -458,23 +458,10 @@ describe.skipIf(!CHROMIUM)('web console', () => {
       if (record) paths.push(record, `/changes/${record.slice('/records/'.length)}`);
     }
     for (const report of REPORTS) paths.push(`/reports/${report.name}`);
-    const overflowing: string[] = [];
-    for (const [width, height] of [
-      [1280, 800],
-      [390, 844],
-    ] as const) {
-      await page.setViewportSize({ width, height });
-      for (const path of paths) {
-        await page.goto(`${base}${path}`);
-        const [scrollWidth, innerWidth] = (await page.evaluate(
-          '[document.documentElement.scrollWidth, window.innerWidth]',
-        )) as [number, number];
-        if (scrollWidth > innerWidth) overflowing.push(`${path} at ${width}: ${scrollWidth} > ${innerWidth}`);
-        const name = path === '/' ? 'overview' : path.slice(1).replace(/[/?=&]/g, '-');
-        await page.screenshot({ path: `${SHOTS}${width}-${name}.png` });
-      }
-    }
-    await page.setViewportSize({ width: 1280, height: 800 });
+    const overflowing = await widerThanWindow(page, base, paths, undefined, (path, width) => {
+      const name = path === '/' ? 'overview' : path.slice(1).replace(/[/?=&]/g, '-');
+      return page.screenshot({ path: `${SHOTS}${width}-${name}.png` });
+    });
     expect(overflowing).toEqual([]);
   }, 240_000);
 

@@ -25,6 +25,7 @@ const FROZEN: Record<string, string> = {
   '0012_accounts.ts': 'fb5e2433a27ea2a5',
   '0013_fleet.ts': '4e6698e64c1309e8',
   '0014_pull_cursors.ts': '4feb5e07d8363791',
+  '0015_events.ts': '0e313f0cdd9d9390',
 };
 
 const sourceDir = new URL('../../migrations/', import.meta.url);

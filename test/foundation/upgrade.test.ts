@@ -181,6 +181,7 @@ describe('upgrading a schema of the release before accounts, with rows in every 
         'countries',
         'document_lines',
         'entity_pulls',
+        'events',
         'held_deletes',
         'invoice_pdfs',
         'invoices',
@@ -192,10 +193,17 @@ describe('upgrading a schema of the release before accounts, with rows in every 
         'repeating_invoices',
         'saved_invoices',
         'sync_runs',
+        'webhook_attempts',
+        'webhook_deliveries',
+        'webhook_subscriptions',
       ].sort(),
     );
     for (const table of tables.keys()) {
-      if (table === 'account_roles') continue; // new: empty
+      // New since, hence empty.
+      if (
+        ['account_roles', 'events', 'webhook_attempts', 'webhook_deliveries', 'webhook_subscriptions'].includes(table)
+      )
+        continue;
       const rows = await accountsOfRows(table);
       expect(
         rows.map((row) => row.account_id),
@@ -247,6 +255,8 @@ describe('upgrading a schema of the release before accounts, with rows in every 
         select ${sql.join(own)}, ${id}::integer from ${sql.table(table)} where account_id = 1`.execute(beforeDb.db);
     }
     for (const table of tables.keys()) {
+      // Written by triggers: the changes copied for account 2 made events of its own.
+      if (table === 'events') continue;
       const rows = await accountsOfRows(table);
       const first = rows.find((row) => row.account_id === 1)?.n ?? 0;
       expect(rows.find((row) => row.account_id === 2)?.n ?? 0, table).toBe(first);

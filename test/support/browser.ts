@@ -5,7 +5,7 @@
  * the console: `.ci/run` installs Debian's chromium).
  */
 import { existsSync } from 'node:fs';
-import { chromium } from 'playwright-core';
+import { chromium, type Page } from 'playwright-core';
 
 const CANDIDATES = ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome', '/snap/bin/chromium'];
 
@@ -31,4 +31,31 @@ export function findChromium(suite: string): string | undefined {
 
 function isFile(path: string | undefined): path is string {
   return path !== undefined && existsSync(path);
+}
+
+/** The console's pages among `paths` (under `base`) that are wider than the window, at each size: "path at width: scroll > inner". */
+export async function widerThanWindow(
+  page: Page,
+  base: string,
+  paths: readonly string[],
+  sizes: readonly (readonly [number, number])[] = [
+    [1280, 800],
+    [390, 844],
+  ],
+  onPage?: (path: string, width: number) => Promise<unknown>,
+): Promise<string[]> {
+  const overflowing: string[] = [];
+  for (const [width, height] of sizes) {
+    await page.setViewportSize({ width, height });
+    for (const path of paths) {
+      await page.goto(`${base}${path}`);
+      const [scrollWidth, innerWidth] = (await page.evaluate(
+        '[document.documentElement.scrollWidth, window.innerWidth]',
+      )) as [number, number];
+      if (scrollWidth > innerWidth) overflowing.push(`${path} at ${width}: ${scrollWidth} > ${innerWidth}`);
+      await onPage?.(path, width);
+    }
+  }
+  await page.setViewportSize({ width: 1280, height: 800 });
+  return overflowing;
 }

@@ -8,6 +8,8 @@ import { sealKey } from '../../src/accounts/secret.js';
 import type { Database } from '../../src/db/index.js';
 import { InvoicingClient, type ClientOptions } from '../../src/api/index.js';
 import { startSandbox, type Sandbox, type SandboxAccount, type SandboxOptions } from '../../src/sandbox/index.js';
+import { runSync, type SyncOptions } from '../../src/sync/index.js';
+import type { TestDatabase } from './test-database.js';
 
 export function clientFor(sandbox: Sandbox, options: Partial<ClientOptions> = {}): InvoicingClient {
   return new InvoicingClient({
@@ -69,4 +71,26 @@ export async function addSandboxAccounts(
         api_key: sealKey(slot.apiKey, secret),
       })
       .execute();
+}
+
+/**
+ * A pull of the test database's default account from the sandbox's client, with the options
+ * given (`kind` defaults to `sync`); the pages are written two at a time, as the app does.
+ */
+export function pullerFor(
+  database: { current: TestDatabase },
+  env: { client: InvoicingClient },
+  defaults: Partial<SyncOptions> = {},
+): (options?: Partial<SyncOptions>) => ReturnType<typeof runSync> {
+  return (options = {}) =>
+    runSync(
+      {
+        db: database.current.handle.db,
+        client: env.client,
+        accountId: database.current.accountId,
+        schema: database.current.schema,
+        writeConcurrency: 2,
+      },
+      { kind: 'sync', ...defaults, ...options },
+    );
 }

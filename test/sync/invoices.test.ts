@@ -6,25 +6,14 @@
  */
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
-import { runSync, type SyncOptions } from '../../src/sync/index.js';
-import { useSandbox } from '../support/sandbox.js';
+import { pullerFor, useSandbox } from '../support/sandbox.js';
 import { useTestDatabase } from '../support/test-database.js';
 
 const database = useTestDatabase();
 const env = useSandbox({ records: 100, sentInvoices: 400, now: '2026-11-01' }, { pageSize: 50, rateLimitPauseMs: 100 });
 
 const db = () => database.current.handle.db;
-const pull = (options: Partial<SyncOptions> = {}) =>
-  runSync(
-    {
-      db: db(),
-      client: env.client,
-      accountId: database.current.accountId,
-      schema: database.current.schema,
-      writeConcurrency: 2,
-    },
-    { kind: 'sync', entities: ['invoices'], ...options },
-  );
+const pull = pullerFor(database, env, { entities: ['invoices'] });
 
 /** The requests of the last pull to the invoices endpoints, as paths. */
 function invoiceRequests(): string[] {
