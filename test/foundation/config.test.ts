@@ -21,7 +21,13 @@ describe('loadConfig', () => {
     expect(config.api.url).toBe('https://www.factuursturen.nl/api/v1');
     expect(config.syncCron).toBeUndefined();
     expect(config.syncInterval).toBe(900_000);
-    expect(config.fleet).toEqual({ leaseSeconds: 30, accountConcurrency: 8 });
+    expect(config.fleet).toEqual({
+      leaseSeconds: 30,
+      accountConcurrency: 8,
+      metricsAccountLabels: 50,
+      actionReserve: 20,
+      pullSlice: 60_000,
+    });
     expect(config.logLevel).toBe('info');
     expect(config.health).toEqual({ host: '127.0.0.1', port: 9464 });
     expect(config.reconcileIntervalHours).toBe(24);

@@ -188,6 +188,7 @@ describe('upgrading a schema of the release before accounts, with rows in every 
         'jobs',
         'list_caps',
         'products',
+        'pull_cursors',
         'quotations',
         'rejected_values',
         'repeating_invoices',
@@ -201,7 +202,14 @@ describe('upgrading a schema of the release before accounts, with rows in every 
     for (const table of tables.keys()) {
       // New since, hence empty.
       if (
-        ['account_roles', 'events', 'webhook_attempts', 'webhook_deliveries', 'webhook_subscriptions'].includes(table)
+        [
+          'account_roles',
+          'events',
+          'pull_cursors',
+          'webhook_attempts',
+          'webhook_deliveries',
+          'webhook_subscriptions',
+        ].includes(table)
       )
         continue;
       const rows = await accountsOfRows(table);
