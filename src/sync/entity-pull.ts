@@ -21,6 +21,7 @@ import {
   NotFoundError,
   RateLimitedError,
   type Page,
+  type PageElement,
   type PageStream,
   type ValueIssue,
 } from '../api/index.js';
@@ -29,6 +30,7 @@ import { heldDeletesLine, type Database } from '../db/index.js';
 import { errorMessage, isConnectionLost } from '../errors.js';
 import {
   identify,
+  textHash,
   type EntityDefinition,
   type EntityRecord,
   type ReadEntityRecord,
@@ -43,9 +45,9 @@ import {
   recordCompletePull,
   type PullPlan,
 } from './incremental.js';
-import { keysToMerge, touchSeen } from './merge.js';
+import { keysDiffering, keysToMerge, storedHashes, touchSeen } from './merge.js';
 import { PageWriter, refusedIssue } from './page-writer.js';
-import { recordIssues, resolveIssues } from './rejected.js';
+import { keysWithIssues, recordIssues, resolveIssues } from './rejected.js';
 import { DEFAULT_DELETE_POLICY, sweepWithSafeguard, type DeletePolicy } from './safeguard.js';
 import { stagePage, uniqueRecords } from './staging.js';
 import type { EntityOutcome, SyncDeps, SyncOptions, SyncProgress } from './run.js';
@@ -104,6 +106,11 @@ interface PlannedPull {
   tableWasEmpty: boolean;
   /** The cap on `count` learned by an earlier pull. */
   knownCap: number | null;
+  /**
+   * Keys with `rejected_values` rows when the pull began. Their records are read in full even when
+   * unchanged, so that their rows are met again (and kept) as before; empty for an empty table.
+   */
+  keysWithIssues: ReadonlySet<number>;
   /** The records a full pull should find (for progress), when known. */
   expected: number | null;
 }
@@ -131,12 +138,14 @@ async function planEntityPull(
     .where('list', '=', entity)
     .executeTakeFirst();
   const expected = options.onProgress && plan.mode === 'full' ? await expectedRecords(db, accountId, entity) : null;
+  const tableWasEmpty = emptiness[0]!.empty;
   return {
     plan,
     startedAt: clock[0]!.now,
     began,
-    tableWasEmpty: emptiness[0]!.empty,
+    tableWasEmpty,
     knownCap: cap?.max_count ?? null,
+    keysWithIssues: tableWasEmpty ? new Set() : await keysWithIssues(db, accountId, entity),
     expected,
   };
 }
@@ -188,6 +197,8 @@ class EntityPull {
   private issuesBefore = 0;
   private stoppedEarly = false;
   private learnedCap: number | null = null;
+  /** The stored hashes the last page's unchanged check looked up: the keys asked for, and the live rows found. */
+  private lookedUp: { keys: ReadonlySet<number>; stored: ReadonlyMap<number, string | null> } | null = null;
 
   constructor(
     private readonly context: PullContext,
@@ -263,7 +274,45 @@ class EntityPull {
       onCapLearned: (max) => {
         this.learnedCap = max;
       },
+      // Into an empty table every record is new: nothing to compare.
+      unchanged: this.planned.tableWasEmpty ? undefined : (elements) => this.unchangedOf(elements),
     });
+  }
+
+  /**
+   * The elements of a page whose text is exactly the stored record's (the same md5 as `raw_hash`
+   * of a live row): they need no parsing, checking or writing. Only elements whose key the text
+   * shows plainly qualify, listed once on the page, without stored issues (see keysWithIssues);
+   * the others are read as before. The stored hashes are kept for the page's other records (see
+   * needsMerge).
+   */
+  private async unchangedOf(elements: readonly PageElement[]): Promise<Set<number>> {
+    const listed = new Map<number | string | null, number>();
+    const keyOf = (element: PageElement) => element.key ?? comparableId(element.id);
+    for (const element of elements) listed.set(keyOf(element), (listed.get(keyOf(element)) ?? 0) + 1);
+    const candidates: number[] = [];
+    elements.forEach(({ key }, index) => {
+      if (key !== null && listed.get(key) === 1 && !this.planned.keysWithIssues.has(key)) candidates.push(index);
+    });
+    const keys = candidates.map((index) => elements[index]!.key!);
+    const stored = await storedHashes(this.writer.db, this.context.accountId, this.definition, keys);
+    this.lookedUp = { keys: new Set(keys), stored };
+    const unchanged = new Set<number>();
+    for (const index of candidates) {
+      const { key, text } = elements[index]!;
+      const hash = stored.get(key!);
+      if (hash != null && hash === textHash(text)) unchanged.add(index);
+    }
+    return unchanged;
+  }
+
+  /** The keys of these records that need the merge, from the hashes looked up for their page when it has them all. */
+  private async needsMerge(identities: readonly RecordIdentity[]): Promise<Set<number>> {
+    const lookedUp = this.lookedUp;
+    this.lookedUp = null;
+    if (lookedUp && identities.every((identity) => lookedUp.keys.has(identity.key)))
+      return keysDiffering(identities, lookedUp.stored);
+    return keysToMerge(this.writer.db, this.context.accountId, this.definition, identities);
   }
 
   /** One page of a list: what could not be read is noted, the rest compared with the mirror and written. */
@@ -271,12 +320,13 @@ class EntityPull {
     this.outcome.fetched += page.received;
     this.pages++;
     for (const skipped of page.skipped) this.noteSkipped(skipped);
+    // Exactly as stored (see unchangedOf): seen, counted, nothing else.
+    if (this.trackSeen) for (const element of page.unchanged) this.seen.add(element.key!);
+    this.writer.countUnchanged(page.unchanged.length);
     const records = uniqueRecords(this.definition, page.records, this.pendingIssues, this.context.log);
     const identities = this.identified(records, this.trackSeen);
     // A page of records that may be stored already: only the ones whose hash differs are written.
-    const needed = this.planned.tableWasEmpty
-      ? null
-      : await keysToMerge(this.writer.db, this.context.accountId, this.definition, identities);
+    const needed = this.planned.tableWasEmpty ? null : await this.needsMerge(identities);
     await this.write(records, identities, needed);
     this.progress('pulling');
   }
@@ -462,6 +512,15 @@ function endsRun(error: unknown): boolean {
     error instanceof AuthenticationError ||
     (error instanceof NetworkError && error.transport === 'connect')
   );
+}
+
+/**
+ * An id as paging compares it, made comparable with plain keys where it is a number (`"05"`,
+ * `5.0` and `5` name the same record), so that two copies of a record are never told apart.
+ */
+function comparableId(id: string | null): number | string | null {
+  const n = id === null || id.trim() === '' ? Number.NaN : Number(id);
+  return Number.isFinite(n) ? n : id;
 }
 
 /** The numeric id text of a record that could not be stored, when it could name a stored row. */

@@ -145,10 +145,33 @@ export function intArray(values: Iterable<number>): RawBuilder<number[]> {
   return sql<number[]>`${[...values]}::int[]`;
 }
 
+/** The stored hashes of the live rows among `keys` (an index lookup), by key. */
+export async function storedHashes(
+  db: Kysely<Database>,
+  accountId: number,
+  definition: EntityDefinition,
+  keys: readonly number[],
+): Promise<Map<number, string | null>> {
+  if (keys.length === 0) return new Map();
+  const key = sql.raw(quoteName(definition.key));
+  const { rows: stored } = await sql<{ k: number; h: string | null }>`
+    select ${key} as k, raw_hash as h from ${sql.table(definition.name)}
+    where account_id = ${accountId} and ${key} = any(${intArray(keys)}) and deleted_at is null`.execute(db);
+  return new Map(stored.map((row) => [Number(row.k), row.h]));
+}
+
+/** The keys of the rows that need the merge: new, changed or deleted ones, and ones whose text hash differs. */
+export function keysDiffering(
+  rows: readonly RecordIdentity[],
+  stored: ReadonlyMap<number, string | null>,
+): Set<number> {
+  return new Set(rows.filter((row) => stored.get(row.key) !== row.hash).map((row) => row.key));
+}
+
 /**
- * The keys of the rows that need the merge: new, changed or deleted ones, and ones whose text
- * hash differs. Reads the stored hashes of the page's keys (an index lookup) and compares them
- * here, so a page that needs nothing costs one small query and writes nothing.
+ * The keys of the rows that need the merge (see keysDiffering). Reads the stored hashes of the
+ * page's keys and compares them here, so a page that needs nothing costs one small query and
+ * writes nothing.
  */
 export async function keysToMerge(
   db: Kysely<Database>,
@@ -156,14 +179,15 @@ export async function keysToMerge(
   definition: EntityDefinition,
   rows: readonly RecordIdentity[],
 ): Promise<Set<number>> {
-  const key = sql.raw(quoteName(definition.key));
-  const { rows: stored } = await sql<{ k: number; h: string | null }>`
-    select ${key} as k, raw_hash as h from ${sql.table(definition.name)}
-    where account_id = ${accountId} and ${key} = any(${intArray(rows.map((row) => row.key))}) and deleted_at is null`.execute(
-    db,
+  return keysDiffering(
+    rows,
+    await storedHashes(
+      db,
+      accountId,
+      definition,
+      rows.map((row) => row.key),
+    ),
   );
-  const storedHash = new Map(stored.map((row) => [Number(row.k), row.h]));
-  return new Set(rows.filter((row) => storedHash.get(row.key) !== row.hash).map((row) => row.key));
 }
 
 /** SQLSTATE of a unique violation: in `insert` mode, a record that was stored after all. */
