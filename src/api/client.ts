@@ -9,7 +9,7 @@ import { MalformedRecordError, NotFoundError, ServerError, UnknownOutcomeError }
 import { HttpCore, operationOf, type HttpOptions, type Method, type RequestSpec } from './http.js';
 import type { GateStall } from './gate.js';
 import { PagedList, type ListAnswer, type PageStream, type PagingOptions } from './paging.js';
-import { readListText, singleValueText, WireList, wireItem } from './json-split.js';
+import { readListBytes, singleValueText, WireList, wireItem } from './json-split.js';
 import { errorObjectMessage } from './answer-text.js';
 import { entityNamed, type EntityName, type SingleReadEntity } from '../catalog/index.js';
 import { SETTINGS } from '../settings.js';
@@ -468,7 +468,7 @@ export class InvoicingClient {
         path: pagePath,
         idempotent: true,
         json: true,
-        parse: readListText,
+        parse: readListBytes,
         wait,
         onWritten,
       });
@@ -598,7 +598,7 @@ function asList(json: unknown, operation: string, parsed: ParseStats): ListAnswe
     return {
       length: json.length,
       firstText: json.firstText,
-      text: (index) => json.texts[index]!,
+      bytes: (index) => json.bytes(index),
       item: (index) => {
         if (!json.isParsed(index)) parsed.elements++;
         try {
@@ -631,7 +631,7 @@ function asList(json: unknown, operation: string, parsed: ParseStats): ListAnswe
   return {
     length: wireItems.length,
     firstText: wireItems[0]?.text,
-    text: (index) => wireItems[index]!.text,
+    bytes: (index) => Buffer.from(wireItems[index]!.text, 'utf8'),
     item: (index) => wireItems[index]!,
   };
 }

@@ -43,16 +43,16 @@ export interface ListAnswer {
   readonly length: number;
   /** The first element's text as received (to notice a page answered again without parsing it). */
   readonly firstText: string | undefined;
-  /** Element `index`'s JSON text as received. */
-  text(index: number): string;
+  /** Element `index`'s JSON text as received, in UTF-8. */
+  bytes(index: number): Buffer;
   /** Element `index`, parsed (once). */
   item(index: number): WireItem;
 }
 
 /** An element of a page, unparsed. */
 export interface PageElement {
-  /** Its JSON text as received. */
-  text: string;
+  /** Its JSON text as received, in UTF-8 (undecoded). */
+  bytes: Buffer;
   /** Its key when the text shows it plainly (an integer an `integer` column holds), else null. */
   key: number | null;
   /** Its key as text (what paging compares), null when it has none; parsed from the text when `key` is null. */
@@ -248,10 +248,10 @@ export class PagedList<T> implements PageStream<T> {
   private elementsOf(answer: ListAnswer): PageElement[] {
     const elements: PageElement[] = [];
     for (let index = 0; index < answer.length; index++) {
-      const text = answer.text(index);
-      const key = this.options.unchanged ? plainIntegerField(text, this.keyField, MAX_INTEGER) : null;
+      const bytes = answer.bytes(index);
+      const key = this.options.unchanged ? plainIntegerField(bytes, this.keyField, MAX_INTEGER) : null;
       const id = key !== null ? String(key) : idOf(answer.item(index).value, this.keyField);
-      elements.push({ text, key, id });
+      elements.push({ bytes, key, id });
     }
     return elements;
   }

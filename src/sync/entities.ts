@@ -100,8 +100,8 @@ export function recordKey(definition: EntityDefinition, read: ReadEntityRecord):
   return read.record[definition.key] as number;
 }
 
-/** The hash stored in `raw_hash`: md5 (base64) of a record's JSON text. */
-export function textHash(text: string): string {
+/** The hash stored in `raw_hash`: md5 (base64) of a record's JSON text in UTF-8 (hashed as received when its bytes are at hand). */
+export function textHash(text: string | Buffer): string {
   return hash('md5', text, 'base64');
 }
 
@@ -109,7 +109,7 @@ export function textHash(text: string): string {
 export function identify(definition: EntityDefinition, read: ReadEntityRecord): RecordIdentity {
   return {
     key: recordKey(definition, read),
-    hash: textHash(read.rawText),
+    hash: textHash(read.rawBytes ?? read.rawText),
     rawText: read.rawText,
   };
 }

@@ -107,6 +107,11 @@ interface PlannedPull {
   /** The cap on `count` learned by an earlier pull. */
   knownCap: number | null;
   /**
+   * The hashes of the live rows when the pull began, by key (null for an empty table): what a
+   * page's records are compared with, loaded in one query rather than one per page.
+   */
+  stored: ReadonlyMap<number, string | null> | null;
+  /**
    * Keys with `rejected_values` rows when the pull began. Their records are read in full even when
    * unchanged, so that their rows are met again (and kept) as before; empty for an empty table.
    */
@@ -145,6 +150,7 @@ async function planEntityPull(
     began,
     tableWasEmpty,
     knownCap: cap?.max_count ?? null,
+    stored: tableWasEmpty ? null : await storedHashes(db, accountId, definition),
     keysWithIssues: tableWasEmpty ? new Set() : await keysWithIssues(db, accountId, entity),
     expected,
   };
@@ -197,8 +203,6 @@ class EntityPull {
   private issuesBefore = 0;
   private stoppedEarly = false;
   private learnedCap: number | null = null;
-  /** The stored hashes the last page's unchanged check looked up: the keys asked for, and the live rows found. */
-  private lookedUp: { keys: ReadonlySet<number>; stored: ReadonlyMap<number, string | null> } | null = null;
 
   constructor(
     private readonly context: PullContext,
@@ -281,38 +285,22 @@ class EntityPull {
 
   /**
    * The elements of a page whose text is exactly the stored record's (the same md5 as `raw_hash`
-   * of a live row): they need no parsing, checking or writing. Only elements whose key the text
-   * shows plainly qualify, listed once on the page, without stored issues (see keysWithIssues);
-   * the others are read as before. The stored hashes are kept for the page's other records (see
-   * needsMerge).
+   * of a live row when the pull began): they need no decoding, parsing, checking or writing. Only
+   * elements whose key the text shows plainly qualify, listed once on the page, without stored
+   * issues (see keysWithIssues); the others are read as before.
    */
   private async unchangedOf(elements: readonly PageElement[]): Promise<Set<number>> {
+    const stored = this.planned.stored!;
     const listed = new Map<number | string | null, number>();
     const keyOf = (element: PageElement) => element.key ?? comparableId(element.id);
     for (const element of elements) listed.set(keyOf(element), (listed.get(keyOf(element)) ?? 0) + 1);
-    const candidates: number[] = [];
-    elements.forEach(({ key }, index) => {
-      if (key !== null && listed.get(key) === 1 && !this.planned.keysWithIssues.has(key)) candidates.push(index);
-    });
-    const keys = candidates.map((index) => elements[index]!.key!);
-    const stored = await storedHashes(this.writer.db, this.context.accountId, this.definition, keys);
-    this.lookedUp = { keys: new Set(keys), stored };
     const unchanged = new Set<number>();
-    for (const index of candidates) {
-      const { key, text } = elements[index]!;
-      const hash = stored.get(key!);
-      if (hash != null && hash === textHash(text)) unchanged.add(index);
-    }
+    elements.forEach(({ key, bytes }, index) => {
+      if (key === null || listed.get(key) !== 1 || this.planned.keysWithIssues.has(key)) return;
+      const hash = stored.get(key);
+      if (hash != null && hash === textHash(bytes)) unchanged.add(index);
+    });
     return unchanged;
-  }
-
-  /** The keys of these records that need the merge, from the hashes looked up for their page when it has them all. */
-  private async needsMerge(identities: readonly RecordIdentity[]): Promise<Set<number>> {
-    const lookedUp = this.lookedUp;
-    this.lookedUp = null;
-    if (lookedUp && identities.every((identity) => lookedUp.keys.has(identity.key)))
-      return keysDiffering(identities, lookedUp.stored);
-    return keysToMerge(this.writer.db, this.context.accountId, this.definition, identities);
   }
 
   /** One page of a list: what could not be read is noted, the rest compared with the mirror and written. */
@@ -326,7 +314,7 @@ class EntityPull {
     const records = uniqueRecords(this.definition, page.records, this.pendingIssues, this.context.log);
     const identities = this.identified(records, this.trackSeen);
     // A page of records that may be stored already: only the ones whose hash differs are written.
-    const needed = this.planned.tableWasEmpty ? null : await this.needsMerge(identities);
+    const needed = this.planned.stored && keysDiffering(identities, this.planned.stored);
     await this.write(records, identities, needed);
     this.progress('pulling');
   }

@@ -145,18 +145,22 @@ export function intArray(values: Iterable<number>): RawBuilder<number[]> {
   return sql<number[]>`${[...values]}::int[]`;
 }
 
-/** The stored hashes of the live rows among `keys` (an index lookup), by key. */
+/**
+ * The stored hashes of the live rows among `keys` (an index lookup), or of every live row of the
+ * account without `keys` (one query instead of one per page), by key.
+ */
 export async function storedHashes(
   db: Kysely<Database>,
   accountId: number,
   definition: EntityDefinition,
-  keys: readonly number[],
+  keys?: readonly number[],
 ): Promise<Map<number, string | null>> {
-  if (keys.length === 0) return new Map();
+  if (keys?.length === 0) return new Map();
   const key = sql.raw(quoteName(definition.key));
+  const among = keys ? sql`and ${key} = any(${intArray(keys)})` : sql``;
   const { rows: stored } = await sql<{ k: number; h: string | null }>`
     select ${key} as k, raw_hash as h from ${sql.table(definition.name)}
-    where account_id = ${accountId} and ${key} = any(${intArray(keys)}) and deleted_at is null`.execute(db);
+    where account_id = ${accountId} ${among} and deleted_at is null`.execute(db);
   return new Map(stored.map((row) => [Number(row.k), row.h]));
 }
 
