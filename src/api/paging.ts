@@ -36,6 +36,11 @@ export interface PageStream<T> extends AsyncIterable<Page<T>> {
   readonly warnings: string[];
   /** Every record of the list in one array (for short lists: countries, search results). */
   all(): Promise<T[]>;
+  /**
+   * Asks for the first page now, before the iteration begins (which then starts with its answer):
+   * a sync puts the next entity's first request on the wire while the last one is concluded.
+   */
+  prefetch(): void;
 }
 
 /** One answer of a list: how many elements it holds, and the elements (each parsed when asked for). */
@@ -82,6 +87,8 @@ export interface PagingOptions {
 export class PagedList<T> implements PageStream<T> {
   complete = false;
   readonly warnings: string[] = [];
+  /** The first page, asked for ahead (see prefetch). */
+  private prefetched: Promise<ListAnswer> | undefined;
 
   constructor(
     /** Names the list in warnings (an entity, or `search clients`). */
@@ -121,18 +128,30 @@ export class PagedList<T> implements PageStream<T> {
     return out;
   }
 
+  prefetch(): void {
+    this.prefetched ??= this.fetchPage(this.firstCount(), 0);
+    // Awaited by the iteration; until then (or if it never begins) a failure is not unhandled.
+    this.prefetched.catch(() => {});
+  }
+
+  /** The count asked for first: the page size, or a cap learned before. */
+  private firstCount(): number {
+    const known = this.options.knownCap;
+    return known && known > 0 && known < this.pageSize ? known : this.pageSize;
+  }
+
   async *[Symbol.asyncIterator](): AsyncIterator<Page<T>> {
     this.complete = false;
     this.warnings.length = 0;
-    const known = this.options.knownCap;
-    let count = known && known > 0 && known < this.pageSize ? known : this.pageSize;
+    let count = this.firstCount();
     let previousIds = new Set<string>();
     let previousFirstText: string | undefined;
     let firstReceived = 0;
     let shortPage: number | null = null;
     let capReported = false;
     let start = 0;
-    let next: Promise<ListAnswer> | undefined;
+    let next: Promise<ListAnswer> | undefined = this.prefetched;
+    this.prefetched = undefined;
     try {
       for (;;) {
         const answer = await (next ?? this.fetchPage(count, start));

@@ -77,10 +77,41 @@ export interface EntityPullResult {
 /** How often an unchanged row's `last_seen_at` is refreshed (see touchSeen). */
 const LAST_SEEN_RESOLUTION_HOURS = 24;
 
-/** Pulls one entity (see the phases above). */
-export async function pullEntity(context: PullContext, definition: EntityDefinition): Promise<EntityPullResult> {
-  const pull = new EntityPull(context, definition, await planEntityPull(context, definition));
-  await pull.run();
+/** An entity's pull planned ahead, its first page asked for (see prepareEntityPull). */
+export interface PreparedPull {
+  readonly definition: EntityDefinition;
+}
+
+/**
+ * Plans an entity's pull and asks for its first page, while the run's connection still concludes
+ * the entity before: the plan reads through the pool (its queries only read), and the request
+ * waits for the client's slot like any other. Its plan's clock is then earlier, which only spares
+ * more rows from its sweep.
+ */
+export async function prepareEntityPull(context: PullContext, definition: EntityDefinition): Promise<PreparedPull> {
+  const pull = new EntityPull(
+    context,
+    definition,
+    await planEntityPull({ ...context, db: context.deps.db }, definition),
+  );
+  pull.prefetch();
+  return pull;
+}
+
+/**
+ * Pulls one entity (see the phases above), from its plan or from one made ahead. `onRequestsDone`
+ * is called once it has read everything it reads from the service, if it read it all.
+ */
+export async function pullEntity(
+  context: PullContext,
+  definition: EntityDefinition,
+  { prepared, onRequestsDone }: { prepared?: PreparedPull; onRequestsDone?: () => void } = {},
+): Promise<EntityPullResult> {
+  const pull =
+    prepared instanceof EntityPull && prepared.definition === definition
+      ? prepared
+      : new EntityPull(context, definition, await planEntityPull(context, definition));
+  await pull.run(onRequestsDone);
   return {
     outcome: pull.outcome,
     stopRun: pull.stopRun,
@@ -203,10 +234,12 @@ class EntityPull {
   private issuesBefore = 0;
   private stoppedEarly = false;
   private learnedCap: number | null = null;
+  /** The first list, its first page asked for ahead (see prefetch). */
+  private ahead: PageStream<EntityRecord> | undefined;
 
   constructor(
     private readonly context: PullContext,
-    private readonly definition: EntityDefinition,
+    readonly definition: EntityDefinition,
     private readonly planned: PlannedPull,
   ) {
     this.entity = definition.name;
@@ -229,11 +262,12 @@ class EntityPull {
    * The phases in order. A failure while reading stops the reading (the writes in flight are
    * awaited); only a pull that read every list to its end is concluded.
    */
-  async run(): Promise<void> {
+  async run(onRequestsDone?: () => void): Promise<void> {
     try {
       await this.readLists();
-      if (this.planned.plan.mode === 'incremental' && !this.stoppedEarly && this.unfinishedList() === undefined)
-        await this.readChanging();
+      const readAll = !this.stoppedEarly && this.unfinishedList() === undefined;
+      if (this.planned.plan.mode === 'incremental' && readAll) await this.readChanging();
+      if (readAll && !this.stoppedEarly) onRequestsDone?.();
       await this.writer.finish();
     } catch (error) {
       await this.writer.settle();
@@ -256,7 +290,8 @@ class EntityPull {
   /** Reads each list to its end, page by page, unless one does not end or the run is stopped. */
   private async readLists(): Promise<void> {
     for (const filters of listsOf(this.definition, this.planned.plan)) {
-      const stream = this.listOf(filters);
+      const stream = this.ahead ?? this.listOf(filters);
+      this.ahead = undefined;
       this.streams.push(stream);
       for await (const page of stream) {
         await this.takePage(page);
@@ -267,6 +302,14 @@ class EntityPull {
       }
       if (!stream.complete) return;
     }
+  }
+
+  /** Asks for the first page of the first list now (see prepareEntityPull). */
+  prefetch(): void {
+    const [first] = listsOf(this.definition, this.planned.plan);
+    if (!first) return;
+    this.ahead = this.listOf(first);
+    this.ahead.prefetch();
   }
 
   private listOf(filters: Readonly<Record<string, string>>): PageStream<EntityRecord> {
