@@ -120,6 +120,17 @@ export async function pullEntity(
   };
 }
 
+/** What the mirror held when a pull began, to tell the records of a page that need nothing. */
+interface Comparison {
+  /** The hashes of the live rows, by key: loaded in one query rather than one per page. */
+  stored: ReadonlyMap<number, string | null>;
+  /**
+   * Keys with `rejected_values` rows. Their records are read in full even when unchanged, so that
+   * their rows are met again (and kept) as before.
+   */
+  keysWithIssues: ReadonlySet<number>;
+}
+
 /** The plan phase's findings. */
 interface PlannedPull {
   plan: PullPlan;
@@ -138,15 +149,10 @@ interface PlannedPull {
   /** The cap on `count` learned by an earlier pull. */
   knownCap: number | null;
   /**
-   * The hashes of the live rows when the pull began, by key (null for an empty table): what a
-   * page's records are compared with, loaded in one query rather than one per page.
+   * What a page's records are compared with (null for an empty table), read while the first page
+   * travels (see Comparison).
    */
-  stored: ReadonlyMap<number, string | null> | null;
-  /**
-   * Keys with `rejected_values` rows when the pull began. Their records are read in full even when
-   * unchanged, so that their rows are met again (and kept) as before; empty for an empty table.
-   */
-  keysWithIssues: ReadonlySet<number>;
+  comparison: Promise<Comparison> | null;
   /** The records a full pull should find (for progress), when known. */
   expected: number | null;
 }
@@ -158,33 +164,45 @@ async function planEntityPull(
   const entity = definition.name;
   const { rows: clock } = await sql<{ now: Date }>`select clock_timestamp() as now`.execute(db);
   const began = performance.now();
-  const { rows: emptiness } = await sql<{
-    empty: boolean;
-  }>`select not exists (select 1 from ${sql.table(entity)} where account_id = ${accountId}) as empty`.execute(db);
-  const plan = await planPull(db, accountId, definition, {
-    full: options.kind === 'backfill' || options.full === true,
-    reconcileAfterHours: deps.reconcileAfterHours ?? DEFAULT_RECONCILE_HOURS,
-  });
+  const [{ rows: emptiness }, plan, cap] = await Promise.all([
+    sql<{
+      empty: boolean;
+    }>`select not exists (select 1 from ${sql.table(entity)} where account_id = ${accountId}) as empty`.execute(db),
+    planPull(db, accountId, definition, {
+      full: options.kind === 'backfill' || options.full === true,
+      reconcileAfterHours: deps.reconcileAfterHours ?? DEFAULT_RECONCILE_HOURS,
+    }),
+    db
+      .selectFrom('list_caps')
+      .select('max_count')
+      .where('account_id', '=', accountId)
+      .where('list', '=', entity)
+      .executeTakeFirst(),
+  ]);
   if (plan.mode === 'full' && definition.incremental)
     log.info({ entity, reason: plan.reason }, 'full, reconciling pull');
-  const cap = await db
-    .selectFrom('list_caps')
-    .select('max_count')
-    .where('account_id', '=', accountId)
-    .where('list', '=', entity)
-    .executeTakeFirst();
   const expected = options.onProgress && plan.mode === 'full' ? await expectedRecords(db, accountId, entity) : null;
   const tableWasEmpty = emptiness[0]!.empty;
+  const comparison = tableWasEmpty ? null : compareWith(db, accountId, definition);
+  // Awaited with the first page; until then (or if the pull fails first) a failure is not unhandled.
+  comparison?.catch(() => {});
   return {
     plan,
     startedAt: clock[0]!.now,
     began,
     tableWasEmpty,
     knownCap: cap?.max_count ?? null,
-    stored: tableWasEmpty ? null : await storedHashes(db, accountId, definition),
-    keysWithIssues: tableWasEmpty ? new Set() : await keysWithIssues(db, accountId, entity),
+    comparison,
     expected,
   };
+}
+
+async function compareWith(db: Kysely<Database>, accountId: number, definition: EntityDefinition): Promise<Comparison> {
+  const [stored, issues] = await Promise.all([
+    storedHashes(db, accountId, definition),
+    keysWithIssues(db, accountId, definition.name),
+  ]);
+  return { stored, keysWithIssues: issues };
 }
 
 /** The live rows of an entity pulled completely before (what a full pull should find), else null. */
@@ -333,13 +351,13 @@ class EntityPull {
    * issues (see keysWithIssues); the others are read as before.
    */
   private async unchangedOf(elements: readonly PageElement[]): Promise<Set<number>> {
-    const stored = this.planned.stored!;
+    const { stored, keysWithIssues } = (await this.planned.comparison)!;
     const listed = new Map<number | string | null, number>();
     const keyOf = (element: PageElement) => element.key ?? comparableId(element.id);
     for (const element of elements) listed.set(keyOf(element), (listed.get(keyOf(element)) ?? 0) + 1);
     const unchanged = new Set<number>();
     elements.forEach(({ key, bytes }, index) => {
-      if (key === null || listed.get(key) !== 1 || this.planned.keysWithIssues.has(key)) return;
+      if (key === null || listed.get(key) !== 1 || keysWithIssues.has(key)) return;
       const hash = stored.get(key);
       if (hash != null && hash === textHash(bytes)) unchanged.add(index);
     });
@@ -357,7 +375,8 @@ class EntityPull {
     const records = uniqueRecords(this.definition, page.records, this.pendingIssues, this.context.log);
     const identities = this.identified(records, this.trackSeen);
     // A page of records that may be stored already: only the ones whose hash differs are written.
-    const needed = this.planned.stored && keysDiffering(identities, this.planned.stored);
+    const comparison = await this.planned.comparison;
+    const needed = comparison && keysDiffering(identities, comparison.stored);
     await this.write(records, identities, needed);
     this.progress('pulling');
   }
