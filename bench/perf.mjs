@@ -3,9 +3,9 @@
 // cases of the performance issue, plus requests per pull and peak RSS by size.
 //
 //   npm run build && DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres node bench/perf.mjs
-//   options (environment): BENCH_ROUNDS=3 BENCH_MEMORY_SIZES=25000,50000,100000
+//   options (environment): BENCH_ROUNDS=3 BENCH_MEMORY_SIZES=25000,100000,200000
 //   BENCH_PAGE_SIZES=250,500,1000 BENCH_REQUEST_SIZES=10000,50000,100000 (records per entity)
-//   BENCH_CASES=latency,cpu
+//   BENCH_CASES=latency,cpu BENCH_FLEET_RECORDS=1000 BENCH_FLEET_SYNCS=10
 //
 // Each round runs, one after the other: `backfill` into a dropped schema, `sync` with nothing
 // changed, and the floor: a fresh Node process that fetches (undici, one request in flight) and
@@ -46,7 +46,15 @@ const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
 const list = (name, fallback) => (process.env[name] ?? fallback).split(',').filter(Boolean);
 const CASES = {
   latency: { title: '25k records, 40 ms per answer, pages of 250', records: 25_000, latencyMs: 40, pageSize: 250 },
-  cpu: { title: '50k records, zero latency, pages of 500', records: 50_000, latencyMs: 0, pageSize: 500 },
+  // 10k per list: the sandbox's five lists, the sent invoices and the countries (60k records).
+  cpu: {
+    title: '60k records (10k per list), zero latency, pages of 500',
+    records: 50_000,
+    sentInvoices: 10_000,
+    latencyMs: 0,
+    pageSize: 500,
+    changedShare: 0.01,
+  },
 };
 const schema = 'bench_perf';
 const timeBinary = existsSync('/usr/bin/time') ? '/usr/bin/time' : undefined;
@@ -56,6 +64,7 @@ const { InvoicingClient } = await import('../dist/src/api/index.js');
 const sql = postgres(databaseUrl, { onnotice: () => {} });
 
 function startSandbox(records, latencyMs, extra = []) {
+  // Sent invoices default to the sandbox's own choice (as many as saved invoices, at most 500).
   return startSandboxChild(cli, [
     '--records',
     String(records),
@@ -71,7 +80,7 @@ function startSandbox(records, latencyMs, extra = []) {
 function timed(args, env) {
   const rssFile = join(tmpdir(), `bench-perf-rss-${process.pid}`);
   const [command, ...rest] = timeBinary
-    ? [timeBinary, '-f', '%M', '-o', rssFile, process.execPath, ...args]
+    ? [timeBinary, '-f', '%M %U %S', '-o', rssFile, process.execPath, ...args]
     : [process.execPath, ...args];
   return new Promise((resolve, reject) => {
     const started = now();
@@ -81,9 +90,11 @@ function timed(args, env) {
     child.on('exit', (code) => {
       const ended = now();
       if (code !== 0) return reject(new Error(`${args.join(' ')} exited ${code}: ${errors.slice(-2000)}`));
-      const rssMb = timeBinary ? Math.round(Number(readFileSync(rssFile, 'utf8').trim()) / 1024) : undefined;
+      // Peak RSS in kB, then user and system CPU seconds.
+      const [rssKb, user, system] = timeBinary ? readFileSync(rssFile, 'utf8').trim().split(/\s+/).map(Number) : [];
       if (timeBinary) rmSync(rssFile, { force: true });
-      resolve({ started, ms: ended - started, rssMb });
+      const cpuMs = timeBinary ? Math.round((user + system) * 1000) : undefined;
+      resolve({ started, ms: ended - started, rssMb: timeBinary ? Math.round(rssKb / 1024) : undefined, cpuMs });
     });
   });
 }
@@ -118,7 +129,11 @@ const x = (ratio) => `${ratio.toFixed(2)}×`;
 
 async function measureCase(name) {
   const spec = CASES[name];
-  const sandbox = await startSandbox(spec.records, spec.latencyMs);
+  const sandbox = await startSandbox(
+    spec.records,
+    spec.latencyMs,
+    spec.sentInvoices === undefined ? [] : ['--sent-invoices', String(spec.sentInvoices)],
+  );
   const listFile = join(tmpdir(), `bench-perf-pages-${process.pid}.json`);
   const results = [];
   try {
@@ -136,9 +151,15 @@ async function measureCase(name) {
       writeFileSync(listFile, JSON.stringify(paths));
       await sandbox.admin('DELETE', 'calls');
       const floor = await timed([here, 'floor', sandbox.api, listFile], {});
-      results.push({ backfill, resync, floor, resyncChanges: written[0].n });
+      // Then a share of the records changed upstream (churn: updates, inserts, deletes, restores).
+      let changed;
+      if (spec.changedShare) {
+        await sandbox.admin('POST', 'churn', { count: Math.round(spec.records * spec.changedShare) });
+        changed = await mirrorCommand('sync', sandbox, spec.pageSize)();
+      }
+      results.push({ backfill, resync, floor, changed, resyncChanges: written[0].n });
       process.stderr.write(
-        `  ${name} round ${round + 1}: floor ${s(floor.ms)}, backfill ${s(backfill.ms)}, sync ${s(resync.ms)} (first request ${Math.round(resync.firstRequestMs)} ms, ${resync.calls.length} requests, ${written[0].n} changes)\n`,
+        `  ${name} round ${round + 1}: floor ${s(floor.ms)}, backfill ${s(backfill.ms)}, sync ${s(resync.ms)} (first request ${Math.round(resync.firstRequestMs)} ms, ${resync.calls.length} requests, ${written[0].n} changes)${changed ? `, ${spec.changedShare * 100} % changed ${s(changed.ms)}` : ''}\n`,
       );
     }
   } finally {
@@ -150,6 +171,11 @@ async function measureCase(name) {
     floor: s(median(results.map((r) => r.floor.ms))),
     backfill: `${s(median(results.map((r) => r.backfill.ms)))} (${x(median(results.map((r) => r.backfill.ms / r.floor.ms)))})`,
     'no-change sync': `${s(median(results.map((r) => r.resync.ms)))} (${x(median(results.map((r) => r.resync.ms / r.floor.ms)))})`,
+    ...(spec.changedShare
+      ? {
+          [`${spec.changedShare * 100} % changed`]: `${s(median(results.map((r) => r.changed.ms)))} (${x(median(results.map((r) => r.changed.ms / r.floor.ms)))})`,
+        }
+      : {}),
     'first request': `${Math.round(median(results.map((r) => r.resync.firstRequestMs)))} ms`,
     requests: `${results[0].backfill.calls.length} / ${results[0].resync.calls.length}`,
     'sync writes': median(results.map((r) => r.resyncChanges)),
@@ -168,6 +194,53 @@ async function measureMemory(records, pageSizes) {
       row[`pages of ${pageSize}`] = `${s(run.ms)}, ${run.rssMb} MB, ${run.calls.length} requests`;
     }
     return row;
+  } finally {
+    sandbox.child.kill();
+  }
+}
+
+/**
+ * The fleet's unit: CPU milliseconds of a no-change sync of an account of 1,000 records, zero
+ * latency. Two figures: the `sync` command (its own process, start included) and a sync inside a
+ * process that is already running (as in a daemon: runSync on an open database, median of
+ * BENCH_FLEET_SYNCS after one warm-up sync).
+ */
+async function measureFleetUnit(records) {
+  const sandbox = await startSandbox(records, 0);
+  const { openDatabase } = await import('../dist/src/db/index.js');
+  const { runSync } = await import('../dist/src/sync/index.js');
+  const { setLogLevel } = await import('../dist/src/log.js');
+  setLogLevel('warn');
+  try {
+    await sql.unsafe(`drop schema if exists ${schema} cascade`);
+    await mirrorCommand('backfill', sandbox, 500)();
+    const commandCpu = [];
+    for (let round = 0; round < rounds; round++) commandCpu.push((await mirrorCommand('sync', sandbox, 500)()).cpuMs);
+    const handle = await openDatabase({ databaseUrl, embeddedDbDir: '', schema, poolSize: 4 });
+    // The account the command synced (the one of INVOICING_API_*).
+    const [{ id: accountId }] = await sql.unsafe(`select id from ${schema}.accounts order by id limit 1`);
+    const client = new InvoicingClient({
+      baseUrl: sandbox.api,
+      user: 'sandbox',
+      apiKey: 'sandbox',
+      requestsPerHour: 0,
+    });
+    const inProcess = [];
+    const syncs = Number(process.env.BENCH_FLEET_SYNCS ?? 10);
+    for (let i = 0; i <= syncs; i++) {
+      const before = process.cpuUsage();
+      const outcome = await runSync({ db: handle.db, accountId, client, schema }, { kind: 'sync' });
+      const used = process.cpuUsage(before);
+      if (outcome.status !== 'succeeded') throw new Error(`sync ended ${outcome.status}: ${outcome.error}`);
+      if (i > 0) inProcess.push((used.user + used.system) / 1000);
+    }
+    await client.close();
+    await handle.close();
+    return {
+      records: records.toLocaleString('en'),
+      'CPU ms, sync command': median(commandCpu),
+      'CPU ms, sync in a running process': Math.round(median(inProcess)),
+    };
   } finally {
     sandbox.child.kill();
   }
@@ -197,9 +270,10 @@ async function measureRequests(perEntity) {
 
 const caseRows = [];
 for (const name of list('BENCH_CASES', 'latency,cpu')) caseRows.push(await measureCase(name));
+const fleetRows = [await measureFleetUnit(Number(process.env.BENCH_FLEET_RECORDS ?? 1000))];
 const memoryRows = [];
 const pageSizes = list('BENCH_PAGE_SIZES', '250,500,1000').map(Number);
-for (const size of list('BENCH_MEMORY_SIZES', '25000,50000,100000'))
+for (const size of list('BENCH_MEMORY_SIZES', '25000,100000,200000'))
   memoryRows.push(await measureMemory(Number(size), pageSizes));
 const requestRows = [];
 for (const size of list('BENCH_REQUEST_SIZES', '10000,50000,100000'))
@@ -211,6 +285,8 @@ console.log(
   `\ninvoice-mirror as a user runs it (${rounds} rounds, medians; requests backfill / sync; RSS backfill / sync)`,
 );
 console.table(caseRows);
+console.log('CPU per no-change sync of one account, zero latency (the fleet’s unit)');
+console.table(fleetRows);
 console.log('backfill by size and page size (zero latency): time, peak RSS, requests');
 console.table(memoryRows);
 console.log('requests per full list at the default page size (500; a pull reads six lists and the countries)');

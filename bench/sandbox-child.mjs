@@ -12,10 +12,15 @@ export function startSandboxChild(cli, args) {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const origin = `http://127.0.0.1:${port}`;
-  const admin = async (method, path) => {
-    const answer = await request(`${origin}/_admin/${path}`, { method, reset: true, headers: { authorization: AUTH } });
-    const body = await answer.body.text();
-    return body.startsWith('[') || body.startsWith('{') ? JSON.parse(body) : body;
+  const admin = async (method, path, body) => {
+    const answer = await request(`${origin}/_admin/${path}`, {
+      method,
+      reset: true,
+      headers: { authorization: AUTH, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await answer.body.text();
+    return text.startsWith('[') || text.startsWith('{') ? JSON.parse(text) : text;
   };
   return new Promise((resolve, reject) => {
     let out = '';

@@ -9,7 +9,7 @@ import { MalformedRecordError, NotFoundError, ServerError, UnknownOutcomeError }
 import { HttpCore, operationOf, type HttpOptions, type Method, type RequestSpec } from './http.js';
 import type { GateStall } from './gate.js';
 import { PagedList, type ListAnswer, type PageStream, type PagingOptions } from './paging.js';
-import { readListText, singleValueText, WireList, wireItem } from './json-split.js';
+import { readListBytes, singleValueText, WireList, wireItem } from './json-split.js';
 import { errorObjectMessage } from './answer-text.js';
 import { entityNamed, type EntityName, type SingleReadEntity } from '../catalog/index.js';
 import { SETTINGS } from '../settings.js';
@@ -88,24 +88,40 @@ const DEFAULTS = {
 
 type Settings = Record<keyof typeof DEFAULTS, number>;
 
+/** What a client and its views parsed: list elements read from their JSON text. */
+interface ParseStats {
+  elements: number;
+}
+
+/** The parts a view shares with its client (see withoutWaiting). */
+interface Shared {
+  core: HttpCore;
+  settings: Settings;
+  log: Logger;
+  wait: boolean;
+  parsed: ParseStats;
+}
+
 export class InvoicingClient {
   private readonly core: HttpCore;
   private readonly settings: Settings;
   private readonly log: Logger;
   /** false on the view returned by `withoutWaiting()`. */
   private readonly wait: boolean;
+  private readonly parsed: ParseStats;
 
   constructor(options: ClientOptions);
   /** @internal a view sharing `core` (see withoutWaiting). */
-  constructor(options: ClientOptions, shared: { core: HttpCore; settings: Settings; log: Logger; wait: boolean });
-  constructor(options: ClientOptions, shared?: { core: HttpCore; settings: Settings; log: Logger; wait: boolean }) {
+  constructor(options: ClientOptions, shared: Shared);
+  constructor(options: ClientOptions, shared?: Shared) {
     if (shared) {
-      ({ core: this.core, settings: this.settings, log: this.log, wait: this.wait } = shared);
+      ({ core: this.core, settings: this.settings, log: this.log, wait: this.wait, parsed: this.parsed } = shared);
       return;
     }
     this.settings = checkSettings(options);
     this.log = (options.logger ?? defaultLogger).child({ module: 'api' });
     this.wait = true;
+    this.parsed = { elements: 0 };
     if (!/^https?:\/\//.test(options.baseUrl))
       throw new TypeError('ClientOptions.baseUrl must be an http(s) URL ending in /api/v1');
     this.core = new HttpCore({
@@ -132,12 +148,21 @@ export class InvoicingClient {
       settings: this.settings,
       log: this.log,
       wait: false,
+      parsed: this.parsed,
     });
   }
 
   /** HTTP requests actually sent (retries included), by this client and its views. */
   get requestsMade(): number {
     return this.core.requestsMade;
+  }
+
+  /**
+   * List elements parsed from their JSON text (JSON.parse, then read) by this client and its
+   * views. A list a sync reads leaves the elements it already holds unparsed (see PagingOptions.unchanged).
+   */
+  get elementsParsed(): number {
+    return this.parsed.elements;
   }
 
   /** Last `X-RateLimit-Remaining` seen for this account. */
@@ -171,13 +196,13 @@ export class InvoicingClient {
     options: { pageSize?: number; wait?: boolean; filters?: Readonly<Record<string, string>> } & PagingOptions = {},
   ): PageStream<RecordOf<E>> {
     const pageSize = checkPageSize(options.pageSize ?? this.settings.pageSize);
-    const { knownCap, onCapLearned, resume } = options;
+    const { knownCap, onCapLearned, unchanged, resume } = options;
     return PagedList.ofEntity(
       entity,
       pageSize,
       this.pageFetcher(entityNamed(entity).endpoint, options.wait, options.filters),
       this.log,
-      { knownCap, onCapLearned, resume },
+      { knownCap, onCapLearned, unchanged, resume },
     );
   }
 
@@ -447,11 +472,11 @@ export class InvoicingClient {
         path: pagePath,
         idempotent: true,
         json: true,
-        parse: readListText,
+        parse: readListBytes,
         wait,
         onWritten,
       });
-      return asList(answer.json, operationOf({ method: 'GET', path: pagePath }));
+      return asList(answer.json, operationOf({ method: 'GET', path: pagePath }), this.parsed);
     };
   }
 
@@ -564,7 +589,7 @@ function isObject(value: unknown): value is Record<string, unknown> {
  * object (`{"error": {...}}`) fails the list with the service's message: read as a keyed list, it
  * would be one record without an id.
  */
-function asList(json: unknown, operation: string): ListAnswer {
+function asList(json: unknown, operation: string, parsed: ParseStats): ListAnswer {
   const refusal = errorObjectMessage(json);
   if (refusal !== null)
     throw new ServerError({
@@ -577,9 +602,11 @@ function asList(json: unknown, operation: string): ListAnswer {
     return {
       length: json.length,
       firstText: json.firstText,
-      items: () => {
+      bytes: (index) => json.bytes(index),
+      item: (index) => {
+        if (!json.isParsed(index)) parsed.elements++;
         try {
-          return json.items();
+          return json.item(index);
         } catch (cause) {
           const detail = `the answer is not valid JSON (${(cause as Error).message})`;
           throw new ServerError({ operation, status: 200, detail, cause });
@@ -604,7 +631,13 @@ function asList(json: unknown, operation: string): ListAnswer {
     });
   // Not a plain array, so the elements' own texts are not known: they are serialized again.
   const wireItems = items.map((item) => wireItem(item));
-  return { length: wireItems.length, firstText: wireItems[0]?.text, items: () => wireItems };
+  parsed.elements += wireItems.length;
+  return {
+    length: wireItems.length,
+    firstText: wireItems[0]?.text,
+    bytes: (index) => Buffer.from(wireItems[index]!.text, 'utf8'),
+    item: (index) => wireItems[index]!,
+  };
 }
 
 /** A JSON value as short text, for an error message. */

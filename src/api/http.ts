@@ -73,8 +73,11 @@ export interface RequestSpec {
   json?: boolean;
   /** Keep the answer's bytes as they came (a PDF), in `HttpAnswer.body`. */
   binary?: boolean;
-  /** How to parse a JSON answer, when not with plain JSON.parse (e.g. keeping each record's text). */
-  parse?: (text: string) => unknown;
+  /**
+   * How to parse a JSON answer from its bytes, when not with plain JSON.parse of its text (a list
+   * keeps each record's bytes, and decodes only what it parses). It drops a byte order mark itself.
+   */
+  parse?: (body: Buffer) => unknown;
   /** Overrides the deadline of one attempt. */
   deadlineMs?: number;
   /** false: refuse at once with RateLimitedError instead of waiting for a quota pause or budget. */
@@ -126,7 +129,6 @@ type TransportFailure = { kind: Transport; detail: string; cause: unknown };
 type Answer = {
   status: number;
   headers: Record<string, string | string[] | undefined>;
-  text: string;
   bytes: number;
   raw: Buffer;
 };
@@ -213,7 +215,10 @@ export class HttpCore {
         if (kind !== 'connect') uncertain = true;
         retryReason = new NetworkError({ operation, detail, cause, transport: kind });
       } else {
-        const { status, headers, text, bytes, raw } = outcome;
+        const { status, headers, bytes, raw } = outcome;
+        // Decoded when read: a list answer parsed from its bytes never is.
+        let decoded: string | undefined;
+        const text = () => (decoded ??= raw.toString('utf8'));
         const contentType = headerText(headers['content-type']);
         const remaining = parseRemaining(headers['x-ratelimit-remaining']);
         this.gate.noteDone(remaining);
@@ -221,12 +226,13 @@ export class HttpCore {
 
         if (status >= 200 && status < 300) {
           if (spec.binary) return { status, text: '', body: raw, contentType };
-          const body = withoutBom(text);
-          if (!spec.json) return { status, text: body };
+          const body = () => withoutBom(text());
+          if (!spec.json) return { status, text: body() };
           try {
-            return { status, text: body, json: spec.parse ? spec.parse(body) : JSON.parse(body) };
+            if (spec.parse) return { status, text: '', json: spec.parse(raw) };
+            return { status, text: body(), json: JSON.parse(body()) };
           } catch (cause) {
-            const detail = unreadableJson(status, contentType, body, bytes, cause);
+            const detail = unreadableJson(status, contentType, body(), bytes, cause);
             if (!spec.idempotent) throw new UnknownOutcomeError({ operation, status, detail, cause });
             retryReason = new ServerError({ operation, status, detail, cause });
           }
@@ -248,29 +254,29 @@ export class HttpCore {
         } else if (status === 401) {
           throw new AuthenticationError({ operation, status });
         } else if (status === 404) {
-          if (uncertain && spec.method === 'DELETE') return { status, text };
-          throw new NotFoundError({ operation, status, serviceMessage: errorBodyText(contentType, text) });
+          if (uncertain && spec.method === 'DELETE') return { status, text: text() };
+          throw new NotFoundError({ operation, status, serviceMessage: errorBodyText(contentType, text()) });
         } else if (status === 403) {
-          throw new RefusedError({ operation, status, serviceMessage: errorBodyText(contentType, text) });
+          throw new RefusedError({ operation, status, serviceMessage: errorBodyText(contentType, text()) });
         } else if (status >= 400 && status < 500) {
-          throw new InvalidRequestError({ operation, status, serviceMessage: errorBodyText(contentType, text) });
+          throw new InvalidRequestError({ operation, status, serviceMessage: errorBodyText(contentType, text()) });
         } else if (status >= 500) {
           if (!spec.idempotent) {
             throw new UnknownOutcomeError({
               operation,
               status,
               detail: `${status} server error; the request may have taken effect`,
-              serviceMessage: errorBodyText(contentType, text),
+              serviceMessage: errorBodyText(contentType, text()),
             });
           }
           uncertain = true;
-          retryReason = new ServerError({ operation, status, serviceMessage: errorBodyText(contentType, text) });
+          retryReason = new ServerError({ operation, status, serviceMessage: errorBodyText(contentType, text()) });
         } else {
           throw new ServerError({
             operation,
             status,
             detail: `unexpected status ${status}`,
-            serviceMessage: errorBodyText(contentType, text),
+            serviceMessage: errorBodyText(contentType, text()),
           });
         }
       }
@@ -345,7 +351,7 @@ export class HttpCore {
         throw cause;
       }
       const raw = Buffer.concat(chunks, bytes);
-      return { status: res.statusCode, headers: res.headers, text: raw.toString('utf8'), bytes, raw };
+      return { status: res.statusCode, headers: res.headers, bytes, raw };
     } catch (cause) {
       if (controller.signal.aborted)
         return { kind: 'timeout', detail: `no complete answer within ${deadline} ms`, cause };

@@ -36,7 +36,7 @@ export type {
   QuotationSendMethod,
   QuotationStatus,
 } from './client.js';
-export type { Page, PageStream, PagingOptions } from './paging.js';
+export type { Page, PageElement, PageStream, PagingOptions } from './paging.js';
 export type { AttemptOutcome } from './http.js';
 export { parseRecord, parseRecords, readRecord, readRecords, schemas } from './schemas.js';
 export type {

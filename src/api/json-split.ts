@@ -1,28 +1,30 @@
 /**
- * Splits the text of a JSON array into the texts of its elements, without parsing them.
+ * Splits the bytes of a JSON array (UTF-8) into its elements' byte ranges, without parsing them.
  *
  * The sync engine keeps each record's exact JSON text: it is the record "as received" (stored
  * in `raw`), and its hash tells an unchanged record from a changed one without serializing the
- * parsed object again (JSON.stringify costs as much as parsing did). Strings are skipped with
- * indexOf, so the scan visits little more than the punctuation between fields.
+ * parsed object again (JSON.stringify costs as much as parsing did). The hash is taken of the
+ * element's bytes as they came, so an unchanged element is never decoded. JSON's punctuation is
+ * ASCII, which no byte of a multi-byte UTF-8 character can be; strings are skipped with indexOf,
+ * so the scan visits little more than the punctuation between fields.
  *
- * Returns null when the text is not an array of objects and arrays (the caller then falls back
- * to plain parsing); never throws.
+ * Returns each element's start and end (exclusive), in pairs, or null when the bytes are not an
+ * array of objects and arrays (the caller then falls back to plain parsing); never throws.
  */
-export function splitJsonArray(text: string): string[] | null {
-  const n = text.length;
+export function splitJsonArray(bytes: Buffer): number[] | null {
+  const n = bytes.length;
   let i = 0;
-  while (i < n && isSpace(text.charCodeAt(i))) i++;
-  if (text.charCodeAt(i) !== 91 /* [ */) return null;
+  while (i < n && isSpace(bytes[i]!)) i++;
+  if (bytes[i] !== 91 /* [ */) return null;
   i++;
-  const out: string[] = [];
+  const out: number[] = [];
   let depth = 0;
   let start = -1;
   while (i < n) {
-    const c = text.charCodeAt(i);
+    const c = bytes[i]!;
     if (c === 34 /* " */) {
       if (depth === 0) return null; // a bare string element: not a list of records
-      const end = endOfString(text, i);
+      const end = endOfString(bytes, i);
       if (end < 0) return null;
       i = end + 1;
       continue;
@@ -34,12 +36,12 @@ export function splitJsonArray(text: string): string[] | null {
       if (depth === 0) {
         // The closing bracket of the outer array: only white space may follow.
         if (c !== 93) return null;
-        for (let j = i + 1; j < n; j++) if (!isSpace(text.charCodeAt(j))) return null;
+        for (let j = i + 1; j < n; j++) if (!isSpace(bytes[j]!)) return null;
         return out;
       }
       depth--;
       if (depth === 0) {
-        out.push(text.slice(start, i + 1));
+        out.push(start, i + 1);
         start = -1;
       }
     } else if (depth === 0 && c !== 44 /* , */ && !isSpace(c)) {
@@ -51,19 +53,19 @@ export function splitJsonArray(text: string): string[] | null {
 }
 
 /** Index of the quote that closes the string opening at `open`, or -1. */
-function endOfString(text: string, open: number): number {
+function endOfString(bytes: Buffer, open: number): number {
   let j = open + 1;
   for (;;) {
-    j = text.indexOf('"', j);
+    j = bytes.indexOf(34 /* " */, j);
     if (j < 0) return -1;
     let backslashes = 0;
-    for (let k = j - 1; text.charCodeAt(k) === 92 /* \ */; k--) backslashes++;
+    for (let k = j - 1; bytes[k] === 92 /* \ */; k--) backslashes++;
     if (backslashes % 2 === 0) return j;
     j++;
   }
 }
 
-function isSpace(c: number): boolean {
+function isSpace(c: number | undefined): boolean {
   return c === 32 || c === 10 || c === 13 || c === 9;
 }
 
@@ -84,6 +86,8 @@ export interface RepairedValue {
 export interface WireItem {
   value: unknown;
   text: string;
+  /** The text's bytes as they came, when it was not repaired (hashed as they are; see splitJsonArray). */
+  bytes?: Buffer;
   /** The values changed so that Postgres can store them (null: none). */
   repaired: RepairedValue[] | null;
 }
@@ -161,46 +165,136 @@ export function wireItem(value: unknown, text = JSON.stringify(value) ?? 'null')
 }
 
 /**
- * A list answer split into its elements' texts (see `readListText`). The elements are parsed
+ * A list answer split into its elements (see `readListBytes`). Each element is decoded and parsed
  * when first asked for, so that a pager can send the next request first and parse while it
- * travels; an element that is not JSON is then reported by `items()`.
+ * travels, and a sync can leave an element it already holds undecoded; an element that is not
+ * JSON is reported by `item()`.
  */
 export class WireList {
-  private parsed: WireItem[] | undefined;
+  private readonly parsed: (WireItem | undefined)[] = [];
 
-  constructor(private readonly texts: readonly string[]) {}
+  /** `bounds`: each element's start and end in `body`, in pairs (see splitJsonArray). */
+  constructor(
+    private readonly body: Buffer,
+    private readonly bounds: readonly number[],
+  ) {}
 
   /** Elements in the answer. */
   get length(): number {
-    return this.texts.length;
+    return this.bounds.length / 2;
   }
 
   /** The first element's text, as received (a service that repeats a page repeats it too). */
   get firstText(): string | undefined {
-    return this.texts[0];
+    return this.length > 0 ? this.body.toString('utf8', this.bounds[0], this.bounds[1]) : undefined;
   }
 
-  /** The elements, parsed (once); throws SyntaxError when one is not JSON. */
-  items(): WireItem[] {
-    this.parsed ??= this.texts.map((text) =>
-      MAYBE_UNSTORABLE.test(text)
+  /** Element `index`'s bytes as they came. */
+  bytes(index: number): Buffer {
+    return this.body.subarray(this.bounds[2 * index], this.bounds[2 * index + 1]);
+  }
+
+  /** Whether element `index` was parsed already. */
+  isParsed(index: number): boolean {
+    return this.parsed[index] !== undefined;
+  }
+
+  /** Element `index`, decoded and parsed (once); throws SyntaxError when it is not JSON. */
+  item(index: number): WireItem {
+    let item = this.parsed[index];
+    if (item === undefined) {
+      const bytes = this.bytes(index);
+      const text = bytes.toString('utf8');
+      item = MAYBE_UNSTORABLE.test(text)
         ? wireItem(JSON.parse(text), text)
-        : { value: JSON.parse(text), text, repaired: null },
-    );
-    return this.parsed;
+        : { value: JSON.parse(text), text, bytes, repaired: null };
+      this.parsed[index] = item;
+    }
+    return item;
   }
 }
 
 /**
- * JSON.parse for a list answer that keeps each element's own text (the record "as received",
- * hashed to tell an unchanged record from a changed one without serializing it again). A plain
- * array is only split here (WireList parses its elements when asked); an answer that is not a
- * plain array (a wrapped or keyed list) is parsed whole and returned as it is. (The transport has
- * already dropped a byte order mark.)
+ * The value of the top-level field `field` (ASCII) of a record's JSON bytes when they show it
+ * plainly: an integer from 0 to `max` in its shortest form, bare or quoted (`5` or `"5"`: the
+ * service sends ids as strings), the field named without escapes, its last occurrence (as
+ * JSON.parse would have it). Null when only parsing can tell (another string, a fraction, an
+ * escaped field name, no such field, not an object). Cheaper than decoding and JSON.parse:
+ * strings are skipped with indexOf, and nothing is built.
  */
-export function readListText(text: string): WireList | unknown {
-  const parts = splitJsonArray(text);
-  return parts === null ? JSON.parse(text) : new WireList(parts);
+export function plainIntegerField(bytes: Buffer, field: string, max: number): number | null {
+  if (bytes[0] !== 123 /* { */) return null;
+  const n = bytes.length;
+  let depth = 0;
+  let expectKey = false;
+  let found: number | null = null;
+  let i = 0;
+  while (i < n) {
+    const c = bytes[i]!;
+    if (c === 34 /* " */) {
+      const end = endOfString(bytes, i);
+      if (end < 0) return null;
+      if (depth === 1 && expectKey) {
+        expectKey = false;
+        const name = bytes.indexOf(92 /* \ */, i + 1);
+        if (name >= 0 && name < end) return null; // an escape may spell the field's name
+        if (isName(bytes, i + 1, end, field)) found = integerAfterColon(bytes, end + 1, max);
+      }
+      i = end + 1;
+      continue;
+    }
+    if (c === 123 /* { */ || c === 91 /* [ */) {
+      depth++;
+      expectKey = depth === 1;
+    } else if (c === 125 /* } */ || c === 93 /* ] */) depth--;
+    else if (c === 44 /* , */ && depth === 1) expectKey = true;
+    i++;
+  }
+  return found;
+}
+
+/** Whether bytes start to end spell `name` (ASCII). */
+function isName(bytes: Buffer, start: number, end: number, name: string): boolean {
+  if (end - start !== name.length) return false;
+  for (let k = 0; k < name.length; k++) if (bytes[start + k] !== name.charCodeAt(k)) return false;
+  return true;
+}
+
+/** The integer (0 to max, bare or quoted) after the colon at or after `from`, else null. */
+function integerAfterColon(bytes: Buffer, from: number, max: number): number | null {
+  let i = from;
+  while (isSpace(bytes[i])) i++;
+  if (bytes[i] !== 58 /* : */) return null;
+  i++;
+  while (isSpace(bytes[i])) i++;
+  const quoted = bytes[i] === 34; /* " */
+  if (quoted) i++;
+  const start = i;
+  let value = 0;
+  while (bytes[i]! >= 48 && bytes[i]! <= 57) value = value * 10 + bytes[i++]! - 48;
+  const digits = i - start;
+  // No leading zero (so that the text is the number's own), at most ten digits, then the end of the value.
+  if (digits === 0 || digits > 10 || (digits > 1 && bytes[start] === 48)) return null;
+  if (quoted && bytes[i++] !== 34) return null;
+  while (isSpace(bytes[i])) i++;
+  if (bytes[i] !== 44 /* , */ && bytes[i] !== 125 /* } */) return null;
+  return value <= max ? value : null;
+}
+
+/** A UTF-8 byte order mark, which the service may put first. */
+const BOM = [0xef, 0xbb, 0xbf];
+
+/**
+ * JSON.parse for a list answer that keeps each element's own bytes (the record "as received",
+ * hashed to tell an unchanged record from a changed one without decoding it). A plain array is
+ * only split here (WireList decodes and parses its elements when asked); an answer that is not a
+ * plain array (a wrapped or keyed list) is parsed whole and returned as it is. A byte order mark
+ * is dropped.
+ */
+export function readListBytes(body: Buffer): WireList | unknown {
+  const bytes = BOM.every((b, i) => body[i] === b) ? body.subarray(3) : body;
+  const bounds = splitJsonArray(bytes);
+  return bounds === null ? JSON.parse(bytes.toString('utf8')) : new WireList(bytes, bounds);
 }
 
 /**
@@ -208,16 +302,17 @@ export function readListText(text: string): WireList | unknown {
  * when the answer is not such a wrapper. Lets a single read hash the same text as a list does.
  */
 export function singleValueText(text: string): string | null {
-  const open = text.indexOf('{');
-  if (open < 0 || text.slice(0, open).trim() !== '') return null;
-  const keyStart = text.indexOf('"', open);
-  if (keyStart < 0 || text.slice(open + 1, keyStart).trim() !== '') return null;
-  const keyEnd = endOfString(text, keyStart);
-  const colon = keyEnd < 0 ? -1 : text.indexOf(':', keyEnd);
-  const close = text.lastIndexOf('}');
-  if (colon < 0 || close <= colon || text.slice(keyEnd + 1, colon).trim() !== '' || text.slice(close + 1).trim() !== '')
-    return null;
-  const value = text.slice(colon + 1, close).trim();
+  const bytes = Buffer.from(text, 'utf8');
+  const blank = (from: number, to: number) => bytes.toString('utf8', from, to).trim() === '';
+  const open = bytes.indexOf(123 /* { */);
+  if (open < 0 || !blank(0, open)) return null;
+  const keyStart = bytes.indexOf(34 /* " */, open);
+  if (keyStart < 0 || !blank(open + 1, keyStart)) return null;
+  const keyEnd = endOfString(bytes, keyStart);
+  const colon = keyEnd < 0 ? -1 : bytes.indexOf(58 /* : */, keyEnd);
+  const close = bytes.lastIndexOf(125 /* } */);
+  if (colon < 0 || close <= colon || !blank(keyEnd + 1, colon) || !blank(close + 1, bytes.length)) return null;
+  const value = bytes.toString('utf8', colon + 1, close).trim();
   if (!value.startsWith('{')) return null;
   try {
     JSON.parse(value);

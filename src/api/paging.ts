@@ -13,13 +13,15 @@
  * nothing past the first page can be read: the list ends incomplete, with a warning.
  */
 import type { Logger } from 'pino';
-import type { WireItem } from './json-split.js';
-import { entityNamed, type EntityName } from '../catalog/index.js';
+import { plainIntegerField, type WireItem } from './json-split.js';
+import { entityNamed, MAX_INTEGER, type EntityName } from '../catalog/index.js';
 import { readRecords, type ReadRecord, type RecordOf, type ValueIssue } from './schemas.js';
 
 export interface Page<T> {
   /** The records to store (a bad field is null and reported in the record's `issues`). */
   records: ReadRecord<T>[];
+  /** Elements left unparsed because the consumer holds them already (see PagingOptions.unchanged). */
+  unchanged: PageElement[];
   /** Records that cannot be stored at all (their id cannot be read or stored). */
   skipped: ValueIssue[];
   /** Offset asked for. */
@@ -47,14 +49,32 @@ export interface PageStream<T> extends AsyncIterable<Page<T>> {
   readonly shiftedOnResume: boolean;
   /** Every record of the list in one array (for short lists: countries, search results). */
   all(): Promise<T[]>;
+  /**
+   * Asks for the first page now, before the iteration begins (which then starts with its answer):
+   * a sync puts the next entity's first request on the wire while the last one is concluded.
+   */
+  prefetch(): void;
 }
 
-/** One answer of a list: how many elements it holds, and the elements (parsed when asked for). */
+/** One answer of a list: how many elements it holds, and the elements (each parsed when asked for). */
 export interface ListAnswer {
   readonly length: number;
   /** The first element's text as received (to notice a page answered again without parsing it). */
   readonly firstText: string | undefined;
-  items(): WireItem[];
+  /** Element `index`'s JSON text as received, in UTF-8. */
+  bytes(index: number): Buffer;
+  /** Element `index`, parsed (once). */
+  item(index: number): WireItem;
+}
+
+/** An element of a page, unparsed. */
+export interface PageElement {
+  /** Its JSON text as received, in UTF-8 (undecoded). */
+  bytes: Buffer;
+  /** Its key when the text shows it plainly (an integer an `integer` column holds), else null. */
+  key: number | null;
+  /** Its key as text (what paging compares), null when it has none; parsed from the text when `key` is null. */
+  id: string | null;
 }
 
 /** Fetches one page for `count`/`start`; calls `onWritten` once the request is on its way. */
@@ -69,6 +89,13 @@ export interface PagingOptions {
   /** Called once when a cap on `count` is found (a short page followed by a non-empty one). */
   onCapLearned?: (cap: number) => void;
   /**
+   * Which elements of a page the consumer holds already, exactly as they are (indexes into the
+   * elements given): those are not parsed and come in `Page.unchanged`. Without it, every
+   * element is parsed. An element whose text is not JSON is never among them (the consumer only
+   * holds texts that were).
+   */
+  unchanged?: (elements: readonly PageElement[]) => Promise<ReadonlySet<number>>;
+  /**
    * Go on from where an earlier reading stopped: the last page it read is read again (and not
    * yielded when it holds the same ids; else `shiftedOnResume`), then the pages after it.
    */
@@ -80,6 +107,8 @@ export class PagedList<T> implements PageStream<T> {
   readonly warnings: string[] = [];
   position: ListPosition | null = null;
   shiftedOnResume = false;
+  /** The first page, asked for ahead (see prefetch). */
+  private prefetched: Promise<ListAnswer> | undefined;
 
   constructor(
     /** Names the list in warnings (an entity, or `search clients`). */
@@ -119,13 +148,24 @@ export class PagedList<T> implements PageStream<T> {
     return out;
   }
 
+  prefetch(): void {
+    this.prefetched ??= this.fetchPage(this.firstCount(), this.options.resume?.lastPage.start ?? 0);
+    // Awaited by the iteration; until then (or if it never begins) a failure is not unhandled.
+    this.prefetched.catch(() => {});
+  }
+
+  /** The count asked for first: the page size, or a cap learned before. */
+  private firstCount(): number {
+    const known = this.options.knownCap;
+    return known && known > 0 && known < this.pageSize ? known : this.pageSize;
+  }
+
   async *[Symbol.asyncIterator](): AsyncIterator<Page<T>> {
     this.complete = false;
     this.warnings.length = 0;
     this.position = null;
     this.shiftedOnResume = false;
-    const known = this.options.knownCap;
-    let count = known && known > 0 && known < this.pageSize ? known : this.pageSize;
+    let count = this.firstCount();
     let previousIds = new Set<string>();
     let previousFirstText: string | undefined;
     let firstReceived = 0;
@@ -133,7 +173,8 @@ export class PagedList<T> implements PageStream<T> {
     let capReported = false;
     const resume = this.options.resume;
     let start = resume?.lastPage.start ?? 0;
-    let next: Promise<ListAnswer> | undefined;
+    let next: Promise<ListAnswer> | undefined = this.prefetched;
+    this.prefetched = undefined;
     try {
       for (;;) {
         const answer = await (next ?? this.fetchPage(count, start));
@@ -162,11 +203,10 @@ export class PagedList<T> implements PageStream<T> {
           await sending.written;
         }
 
-        const items = answer.items();
+        const elements = this.elementsOf(answer);
         const ids = new Set<string>();
         let repeated = 0;
-        for (const item of items) {
-          const id = idOf(item.value, this.keyField);
+        for (const { id } of elements) {
           if (id === null) continue;
           if (previousIds.has(id)) repeated++;
           ids.add(id);
@@ -174,8 +214,7 @@ export class PagedList<T> implements PageStream<T> {
         if (resume && pageStart === resume.lastPage.start) {
           // The page the earlier reading ended with, read again: the same ids prove that nothing
           // moved across the resume point; it need not be stored again.
-          const same = sameIds(ids, resume.lastPage.ids) && start === resume.nextStart;
-          if (same) {
+          if (sameIds(ids, resume.lastPage.ids) && start === resume.nextStart) {
             this.position = { nextStart: start, lastPage: { start: pageStart, ids: [...ids] } };
             previousIds = ids;
             previousFirstText = answer.firstText;
@@ -217,11 +256,11 @@ export class PagedList<T> implements PageStream<T> {
           );
           this.options.onCapLearned?.(cap);
         }
-        let pageItems = items;
+        let pageIndexes = elements.map((_, index) => index);
         if (repeated > 0) {
           // A few ids shifted across the page boundary (the list changed while paging): skip the repeats.
-          pageItems = items.filter((item) => {
-            const id = idOf(item.value, this.keyField);
+          pageIndexes = pageIndexes.filter((index) => {
+            const { id } = elements[index]!;
             return id === null || !previousIds.has(id);
           });
           this.warn(
@@ -232,8 +271,17 @@ export class PagedList<T> implements PageStream<T> {
         previousFirstText = answer.firstText;
         this.position = { nextStart: start, lastPage: { start: pageStart, ids: [...ids] } };
 
-        const { records, skipped } = this.parse(pageItems);
-        yield { records, skipped, start: pageStart, received };
+        const held = this.options.unchanged
+          ? await this.options.unchanged(pageIndexes.map((index) => elements[index]!))
+          : new Set<number>();
+        const unchanged: PageElement[] = [];
+        const toRead: WireItem[] = [];
+        pageIndexes.forEach((index, position) => {
+          if (held.has(position)) unchanged.push(elements[index]!);
+          else toRead.push(answer.item(index));
+        });
+        const { records, skipped } = this.parse(toRead);
+        yield { records, unchanged, skipped, start: pageStart, received };
         next ??= this.fetchPage(count, start);
       }
       this.complete = true;
@@ -252,6 +300,21 @@ export class PagedList<T> implements PageStream<T> {
     const answer = this.fetchPage(count, start, onWritten);
     const settled = answer.catch(() => {}); // the answer is awaited at the top of the loop, or in `finally`
     return { answer, written: Promise.race([written, settled]) };
+  }
+
+  /**
+   * The answer's elements with their keys, read from the text where it shows them plainly, else
+   * parsed. Without an `unchanged` filter every element is parsed here, as it will be read.
+   */
+  private elementsOf(answer: ListAnswer): PageElement[] {
+    const elements: PageElement[] = [];
+    for (let index = 0; index < answer.length; index++) {
+      const bytes = answer.bytes(index);
+      const key = this.options.unchanged ? plainIntegerField(bytes, this.keyField, MAX_INTEGER) : null;
+      const id = key !== null ? String(key) : idOf(answer.item(index).value, this.keyField);
+      elements.push({ bytes, key, id });
+    }
+    return elements;
   }
 
   /** Probes `count=1`: an answer of more than one record means the service ignores `count`. */

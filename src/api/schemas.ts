@@ -99,6 +99,8 @@ export interface ReadRecord<T> {
   record: T;
   /** The record's JSON text as received (after any repair): stored in `raw`, hashed to detect change. */
   rawText: string;
+  /** Its bytes as they came, when the text was not repaired: what is hashed then (see json-split.ts). */
+  rawBytes?: Buffer;
   issues: ValueIssue[];
 }
 
@@ -160,7 +162,7 @@ export function readRecord<E extends EntityName>(
     if (result.success) {
       const record = result.data as RecordOf<E>;
       record.raw = raw as Record<string, unknown>;
-      return { read: { record, rawText: item.text, issues: [...repaired, ...rejected] } };
+      return { read: { record, rawText: item.text, rawBytes: item.bytes, issues: [...repaired, ...rejected] } };
     }
     for (const issue of result.error.issues) {
       const field = issue.path.join('.') || '(record)';

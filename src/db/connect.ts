@@ -121,6 +121,10 @@ function openPostgres(
       search_path: `${options.schema}, public`,
       // A daemon names itself, so that a daemon taking over its accounts can end its sessions.
       application_name: options.applicationName ?? 'invoice-mirror',
+      // The mirror's statements are short; compiling one to machine code (which Postgres does once
+      // its estimated cost passes jit_above_cost, as counting a large mirror's rows does) takes
+      // longer than running it: `status` spent over a second in it.
+      jit: 'off',
       // A session that is itself read-only: `commit; delete ...` cannot start a writing transaction.
       ...(options.readOnly ? { default_transaction_read_only: true } : {}),
       // Read by the events trigger, which runs in the database and cannot see the settings.

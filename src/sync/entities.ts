@@ -100,11 +100,16 @@ export function recordKey(definition: EntityDefinition, read: ReadEntityRecord):
   return read.record[definition.key] as number;
 }
 
+/** The hash stored in `raw_hash`: md5 (base64) of a record's JSON text in UTF-8 (hashed as received when its bytes are at hand). */
+export function textHash(text: string | Buffer): string {
+  return hash('md5', text, 'base64');
+}
+
 /** The key, text and hash of a record as read. */
 export function identify(definition: EntityDefinition, read: ReadEntityRecord): RecordIdentity {
   return {
     key: recordKey(definition, read),
-    hash: hash('md5', read.rawText, 'base64'),
+    hash: textHash(read.rawBytes ?? read.rawText),
     rawText: read.rawText,
   };
 }

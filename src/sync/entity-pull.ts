@@ -24,6 +24,7 @@ import {
   NotFoundError,
   RateLimitedError,
   type Page,
+  type PageElement,
   type PageStream,
   type ValueIssue,
 } from '../api/index.js';
@@ -32,6 +33,7 @@ import { heldDeletesLine, type Database } from '../db/index.js';
 import { errorMessage, isConnectionLost } from '../errors.js';
 import {
   identify,
+  textHash,
   type EntityDefinition,
   type EntityRecord,
   type ReadEntityRecord,
@@ -46,9 +48,9 @@ import {
   recordCompletePull,
   type PullPlan,
 } from './incremental.js';
-import { keysToMerge, touchSeen } from './merge.js';
+import { keysDiffering, keysToMerge, storedHashes, touchSeen } from './merge.js';
 import { PageWriter, refusedIssue } from './page-writer.js';
-import { recordIssues, resolveIssues } from './rejected.js';
+import { keysWithIssues, recordIssues, resolveIssues } from './rejected.js';
 import { cursorOf, dropCursor, saveCursor, type PassCursor } from './resume.js';
 import { DEFAULT_DELETE_POLICY, sweepWithSafeguard, type DeletePolicy } from './safeguard.js';
 import { stagePage, uniqueRecords } from './staging.js';
@@ -83,10 +85,41 @@ const LAST_SEEN_RESOLUTION_HOURS = 24;
 /** How often a full pull saves where it is (what a kill loses at most). */
 const SAVE_CURSOR_EVERY_MS = 10_000;
 
-/** Pulls one entity (see the phases above). */
-export async function pullEntity(context: PullContext, definition: EntityDefinition): Promise<EntityPullResult> {
-  const pull = new EntityPull(context, definition, await planEntityPull(context, definition));
-  await pull.run();
+/** An entity's pull planned ahead, its first page asked for (see prepareEntityPull). */
+export interface PreparedPull {
+  readonly definition: EntityDefinition;
+}
+
+/**
+ * Plans an entity's pull and asks for its first page, while the run's connection still concludes
+ * the entity before: the plan reads through the pool (its queries only read), and the request
+ * waits for the client's slot like any other. Its plan's clock is then earlier, which only spares
+ * more rows from its sweep.
+ */
+export async function prepareEntityPull(context: PullContext, definition: EntityDefinition): Promise<PreparedPull> {
+  const pull = new EntityPull(
+    context,
+    definition,
+    await planEntityPull({ ...context, db: context.deps.db }, definition),
+  );
+  pull.prefetch();
+  return pull;
+}
+
+/**
+ * Pulls one entity (see the phases above), from its plan or from one made ahead. `onRequestsDone`
+ * is called once it has read everything it reads from the service, if it read it all.
+ */
+export async function pullEntity(
+  context: PullContext,
+  definition: EntityDefinition,
+  { prepared, onRequestsDone }: { prepared?: PreparedPull; onRequestsDone?: () => void } = {},
+): Promise<EntityPullResult> {
+  const pull =
+    prepared instanceof EntityPull && prepared.definition === definition
+      ? prepared
+      : new EntityPull(context, definition, await planEntityPull(context, definition));
+  await pull.run(onRequestsDone);
   return {
     outcome: pull.outcome,
     stopRun: pull.stopRun,
@@ -94,6 +127,17 @@ export async function pullEntity(context: PullContext, definition: EntityDefinit
     refused: pull.refused,
     gaveWay: pull.gaveWay,
   };
+}
+
+/** What the mirror held when a pull began, to tell the records of a page that need nothing. */
+interface Comparison {
+  /** The hashes of the live rows, by key: loaded in one query rather than one per page. */
+  stored: ReadonlyMap<number, string | null>;
+  /**
+   * Keys with `rejected_values` rows. Their records are read in full even when unchanged, so that
+   * their rows are met again (and kept) as before.
+   */
+  keysWithIssues: ReadonlySet<number>;
 }
 
 /** The plan phase's findings. */
@@ -113,6 +157,11 @@ interface PlannedPull {
   tableWasEmpty: boolean;
   /** The cap on `count` learned by an earlier pull. */
   knownCap: number | null;
+  /**
+   * What a page's records are compared with (null for an empty table), read while the first page
+   * travels (see Comparison).
+   */
+  comparison: Promise<Comparison> | null;
   /** The records a full pull should find (for progress), when known. */
   expected: number | null;
   /** The pass this pull goes on with (its list resumes at its last page), if any. */
@@ -126,18 +175,25 @@ async function planEntityPull(
   const entity = definition.name;
   const { rows: clock } = await sql<{ now: Date }>`select clock_timestamp() as now`.execute(db);
   const began = performance.now();
-  const { rows: emptiness } = await sql<{
-    empty: boolean;
-  }>`select not exists (select 1 from ${sql.table(entity)} where account_id = ${accountId}) as empty`.execute(db);
   const reconcileAfterHours = deps.reconcileAfterHours ?? DEFAULT_RECONCILE_HOURS;
+  const [{ rows: emptiness }, planned, cap, resumed] = await Promise.all([
+    sql<{
+      empty: boolean;
+    }>`select not exists (select 1 from ${sql.table(entity)} where account_id = ${accountId}) as empty`.execute(db),
+    planPull(db, accountId, definition, {
+      full: options.kind === 'backfill' || options.full === true,
+      reconcileAfterHours,
+    }),
+    db
+      .selectFrom('list_caps')
+      .select('max_count')
+      .where('account_id', '=', accountId)
+      .where('list', '=', entity)
+      .executeTakeFirst(),
+    cursorOf(db, accountId, entity, reconcileAfterHours),
+  ]);
   // A pass under way goes on, whatever this pull would otherwise be.
-  const resumed = await cursorOf(db, accountId, entity, reconcileAfterHours);
-  const plan: PullPlan = resumed
-    ? { mode: 'full', reason: 'going on with its pass' }
-    : await planPull(db, accountId, definition, {
-        full: options.kind === 'backfill' || options.full === true,
-        reconcileAfterHours,
-      });
+  const plan: PullPlan = resumed ? { mode: 'full', reason: 'going on with its pass' } : planned;
   if (resumed)
     log.info(
       { entity, start: resumed.nextStart, fetched: resumed.fetched },
@@ -145,22 +201,29 @@ async function planEntityPull(
     );
   if (plan.mode === 'full' && definition.incremental)
     log.info({ entity, reason: plan.reason }, 'full, reconciling pull');
-  const cap = await db
-    .selectFrom('list_caps')
-    .select('max_count')
-    .where('account_id', '=', accountId)
-    .where('list', '=', entity)
-    .executeTakeFirst();
   const expected = options.onProgress && plan.mode === 'full' ? await expectedRecords(db, accountId, entity) : null;
+  const tableWasEmpty = resumed?.tableWasEmpty ?? emptiness[0]!.empty;
+  const comparison = tableWasEmpty ? null : compareWith(db, accountId, definition);
+  // Awaited with the first page; until then (or if the pull fails first) a failure is not unhandled.
+  comparison?.catch(() => {});
   return {
     plan,
     startedAt: resumed?.passStartedAt ?? clock[0]!.now,
     began,
-    tableWasEmpty: resumed?.tableWasEmpty ?? emptiness[0]!.empty,
+    tableWasEmpty,
     knownCap: cap?.max_count ?? null,
+    comparison,
     expected,
     resumed,
   };
+}
+
+async function compareWith(db: Kysely<Database>, accountId: number, definition: EntityDefinition): Promise<Comparison> {
+  const [stored, issues] = await Promise.all([
+    storedHashes(db, accountId, definition),
+    keysWithIssues(db, accountId, definition.name),
+  ]);
+  return { stored, keysWithIssues: issues };
 }
 
 /** The live rows of an entity pulled completely before (what a full pull should find), else null. */
@@ -211,6 +274,8 @@ class EntityPull {
   private issuesBefore = 0;
   private stoppedEarly = false;
   private learnedCap: number | null = null;
+  /** The first list, its first page asked for ahead (see prefetch). */
+  private ahead: PageStream<EntityRecord> | undefined;
   /** The run that began this full pull's pass (an earlier one when it resumed). */
   private readonly passRunId: number;
   /** The pass's pages and records before this pull, and when its cursor was last saved. */
@@ -219,7 +284,7 @@ class EntityPull {
 
   constructor(
     private readonly context: PullContext,
-    private readonly definition: EntityDefinition,
+    readonly definition: EntityDefinition,
     private readonly planned: PlannedPull,
   ) {
     this.entity = definition.name;
@@ -247,11 +312,12 @@ class EntityPull {
    * The phases in order. A failure while reading stops the reading (the writes in flight are
    * awaited); only a pull that read every list to its end is concluded.
    */
-  async run(): Promise<void> {
+  async run(onRequestsDone?: () => void): Promise<void> {
     try {
       await this.readLists();
-      if (this.planned.plan.mode === 'incremental' && !this.stoppedEarly && this.unfinishedList() === undefined)
-        await this.readChanging();
+      const readAll = !this.stoppedEarly && this.unfinishedList() === undefined;
+      if (this.planned.plan.mode === 'incremental' && readAll) await this.readChanging();
+      if (readAll && !this.stoppedEarly) onRequestsDone?.();
       await this.writer.finish();
     } catch (error) {
       await this.writer.settle();
@@ -283,7 +349,8 @@ class EntityPull {
   /** Reads each list to its end, page by page, unless one does not end or the run is stopped. */
   private async readLists(): Promise<void> {
     for (const filters of listsOf(this.definition, this.planned.plan)) {
-      const stream = this.listOf(filters);
+      const stream = this.ahead ?? this.listOf(filters);
+      this.ahead = undefined;
       this.streams.push(stream);
       for await (const page of stream) {
         await this.takePage(page);
@@ -329,6 +396,14 @@ class EntityPull {
     this.cursorSavedAt = performance.now();
   }
 
+  /** Asks for the first page of the first list now (see prepareEntityPull). */
+  prefetch(): void {
+    const [first] = listsOf(this.definition, this.planned.plan);
+    if (!first) return;
+    this.ahead = this.listOf(first);
+    this.ahead.prefetch();
+  }
+
   private listOf(filters: Readonly<Record<string, string>>): PageStream<EntityRecord> {
     return this.context.deps.client.list(this.entity, {
       pageSize: this.context.options.pageSize,
@@ -338,6 +413,8 @@ class EntityPull {
       onCapLearned: (max) => {
         this.learnedCap = max;
       },
+      // Into an empty table every record is new: nothing to compare.
+      unchanged: this.planned.tableWasEmpty ? undefined : (elements) => this.unchangedOf(elements),
       resume: this.planned.resumed && {
         nextStart: this.planned.resumed.nextStart,
         lastPage: this.planned.resumed.lastPage,
@@ -345,17 +422,39 @@ class EntityPull {
     });
   }
 
+  /**
+   * The elements of a page whose text is exactly the stored record's (the same md5 as `raw_hash`
+   * of a live row when the pull began): they need no decoding, parsing, checking or writing. Only
+   * elements whose key the text shows plainly qualify, listed once on the page, without stored
+   * issues (see keysWithIssues); the others are read as before.
+   */
+  private async unchangedOf(elements: readonly PageElement[]): Promise<Set<number>> {
+    const { stored, keysWithIssues } = (await this.planned.comparison)!;
+    const listed = new Map<number | string | null, number>();
+    const keyOf = (element: PageElement) => element.key ?? comparableId(element.id);
+    for (const element of elements) listed.set(keyOf(element), (listed.get(keyOf(element)) ?? 0) + 1);
+    const unchanged = new Set<number>();
+    elements.forEach(({ key, bytes }, index) => {
+      if (key === null || listed.get(key) !== 1 || keysWithIssues.has(key)) return;
+      const hash = stored.get(key);
+      if (hash != null && hash === textHash(bytes)) unchanged.add(index);
+    });
+    return unchanged;
+  }
+
   /** One page of a list: what could not be read is noted, the rest compared with the mirror and written. */
   private async takePage(page: Page<EntityRecord>): Promise<void> {
     this.outcome.fetched += page.received;
     this.pages++;
     for (const skipped of page.skipped) this.noteSkipped(skipped);
+    // Exactly as stored (see unchangedOf): seen, counted, nothing else.
+    if (this.trackSeen) for (const element of page.unchanged) this.seen.add(element.key!);
+    this.writer.countUnchanged(page.unchanged.length);
     const records = uniqueRecords(this.definition, page.records, this.pendingIssues, this.context.log);
     const identities = this.identified(records, this.trackSeen);
     // A page of records that may be stored already: only the ones whose hash differs are written.
-    const needed = this.planned.tableWasEmpty
-      ? null
-      : await keysToMerge(this.writer.db, this.context.accountId, this.definition, identities);
+    const comparison = await this.planned.comparison;
+    const needed = comparison && keysDiffering(identities, comparison.stored);
     await this.write(records, identities, needed);
     this.progress('pulling');
   }
@@ -477,8 +576,7 @@ class EntityPull {
     // or by a job's refresh): the sweep is for older rows, and every `last_seen_at` is fresh. So
     // both scans are skipped; the next pull judges any row this one did not see. A pass whose list
     // shifted while it was away may have skipped a record: it sweeps nothing either.
-    const shifted = this.streams.some((stream) => stream.shiftedOnResume);
-    if (shifted) {
+    if (this.streams.some((stream) => stream.shiftedOnResume)) {
       this.outcome.complete = false;
       return;
     }
@@ -500,7 +598,9 @@ class EntityPull {
     }
     await resolveIssues(db, accountId, this.entity, this.passRunId);
     await recordCompletePull(db, accountId, this.definition, runId, this.planned.plan, false);
-    this.outcome.complete = this.outcome.held === 0 && this.outcome.rejected === 0;
+    // A pass over several runs: what its earlier runs met is not stored as sent either.
+    if (this.passRunId !== runId) this.issuesBefore = await earlierIssues(db, accountId, this.entity, runId);
+    this.outcome.complete = this.outcome.held === 0 && this.outcome.rejected === 0 && this.issuesBefore === 0;
   }
 
   // ---- report problems --------------------------------------------------------------------
@@ -554,6 +654,15 @@ function endsRun(error: unknown): boolean {
     error instanceof AuthenticationError ||
     (error instanceof NetworkError && error.transport === 'connect')
   );
+}
+
+/**
+ * An id as paging compares it, made comparable with plain keys where it is a number (`"05"`,
+ * `5.0` and `5` name the same record), so that two copies of a record are never told apart.
+ */
+function comparableId(id: string | null): number | string | null {
+  const n = id === null || id.trim() === '' ? Number.NaN : Number(id);
+  return Number.isFinite(n) ? n : id;
 }
 
 /** The numeric id text of a record that could not be stored, when it could name a stored row. */

@@ -146,9 +146,36 @@ export function intArray(values: Iterable<number>): RawBuilder<number[]> {
 }
 
 /**
- * The keys of the rows that need the merge: new, changed or deleted ones, and ones whose text
- * hash differs. Reads the stored hashes of the page's keys (an index lookup) and compares them
- * here, so a page that needs nothing costs one small query and writes nothing.
+ * The stored hashes of the live rows among `keys` (an index lookup), or of every live row of the
+ * account without `keys` (one query instead of one per page), by key.
+ */
+export async function storedHashes(
+  db: Kysely<Database>,
+  accountId: number,
+  definition: EntityDefinition,
+  keys?: readonly number[],
+): Promise<Map<number, string | null>> {
+  if (keys?.length === 0) return new Map();
+  const key = sql.raw(quoteName(definition.key));
+  const among = keys ? sql`and ${key} = any(${intArray(keys)})` : sql``;
+  const { rows: stored } = await sql<{ k: number; h: string | null }>`
+    select ${key} as k, raw_hash as h from ${sql.table(definition.name)}
+    where account_id = ${accountId} ${among} and deleted_at is null`.execute(db);
+  return new Map(stored.map((row) => [Number(row.k), row.h]));
+}
+
+/** The keys of the rows that need the merge: new, changed or deleted ones, and ones whose text hash differs. */
+export function keysDiffering(
+  rows: readonly RecordIdentity[],
+  stored: ReadonlyMap<number, string | null>,
+): Set<number> {
+  return new Set(rows.filter((row) => stored.get(row.key) !== row.hash).map((row) => row.key));
+}
+
+/**
+ * The keys of the rows that need the merge (see keysDiffering). Reads the stored hashes of the
+ * page's keys and compares them here, so a page that needs nothing costs one small query and
+ * writes nothing.
  */
 export async function keysToMerge(
   db: Kysely<Database>,
@@ -156,14 +183,15 @@ export async function keysToMerge(
   definition: EntityDefinition,
   rows: readonly RecordIdentity[],
 ): Promise<Set<number>> {
-  const key = sql.raw(quoteName(definition.key));
-  const { rows: stored } = await sql<{ k: number; h: string | null }>`
-    select ${key} as k, raw_hash as h from ${sql.table(definition.name)}
-    where account_id = ${accountId} and ${key} = any(${intArray(rows.map((row) => row.key))}) and deleted_at is null`.execute(
-    db,
+  return keysDiffering(
+    rows,
+    await storedHashes(
+      db,
+      accountId,
+      definition,
+      rows.map((row) => row.key),
+    ),
   );
-  const storedHash = new Map(stored.map((row) => [Number(row.k), row.h]));
-  return new Set(rows.filter((row) => storedHash.get(row.key) !== row.hash).map((row) => row.key));
 }
 
 /** SQLSTATE of a unique violation: in `insert` mode, a record that was stored after all. */
@@ -290,20 +318,20 @@ export async function findMissing(
   db: Kysely<Database>,
   accountId: number,
   definition: EntityDefinition,
-  seenKeys: Iterable<number>,
+  seenKeys: ReadonlySet<number>,
   pullStartedAt: Date,
 ): Promise<{ missing: number[]; live: number }> {
   const key = sql.raw(quoteName(definition.key));
   const table = sql.raw(definition.name);
-  // NOT EXISTS over unnest becomes a hash anti-join; `<> all(array)` would compare every pair.
-  const { rows } = await sql<{ missing: number[] | null; live: number }>`
-    select (select array_agg(t.${key} order by t.${key}) from ${table} t
-            where t.account_id = ${accountId} and t.deleted_at is null and t.last_changed_at < ${pullStartedAt}
-              and not exists (select 1 from unnest(${intArray(seenKeys)}) as seen(key) where seen.key = t.${key})) as missing,
-           (select count(*)::int from ${table} where account_id = ${accountId} and deleted_at is null) as live`.execute(
-    db,
-  );
-  return { missing: (rows[0]?.missing ?? []).map(Number), live: Number(rows[0]?.live ?? 0) };
+  // The live keys come back as one array and are compared with the seen ones here: an anti-join
+  // with the seen keys sent as an array is planned as a nested loop whenever the table's
+  // statistics are stale (a fresh mirror's are), which is quadratic (seconds for 10k rows).
+  const { rows } = await sql<{ older: number[] | null; live: number }>`
+    select array_agg(t.${key} order by t.${key}) filter (where t.last_changed_at < ${pullStartedAt}) as older,
+           count(*)::int as live
+    from ${table} t where t.account_id = ${accountId} and t.deleted_at is null`.execute(db);
+  const older = (rows[0]?.older ?? []).map(Number);
+  return { missing: older.filter((k) => !seenKeys.has(k)), live: Number(rows[0]?.live ?? 0) };
 }
 
 /** Marks the given live rows deleted, each with a `changes` row. */

@@ -23,10 +23,11 @@ const LINES_FIELD = 3;
 const RAW_FIELD = 4;
 const FIRST_TYPED_FIELD = 5;
 
-/** A page as the merge statement reads it: its text and how many records it holds. */
+/** A page as the merge statement reads it: its text, how many records it holds, and their keys. */
 export interface PageText {
   text: string;
   size: number;
+  keys: readonly number[];
 }
 
 /** A typed value in its SQL text form; null is the empty text, which no typed column accepts. */
@@ -51,15 +52,34 @@ function recordText(typedColumns: readonly Column[], row: StagedRow): string {
 /** The page text of staged rows, one key each (a key twice in one statement would make the upsert fail). */
 export function encodePage(definition: EntityDefinition, rows: readonly StagedRow[]): PageText {
   const typedColumns = definition.typedColumns;
-  return { text: rows.map((row) => recordText(typedColumns, row)).join(RECORD_SEPARATOR), size: rows.length };
+  return {
+    text: rows.map((row) => recordText(typedColumns, row)).join(RECORD_SEPARATOR),
+    size: rows.length,
+    keys: rows.map((row) => row.key),
+  };
 }
 
 /** The page in two halves, to find the record Postgres refuses (see PageWriter). */
 export function splitPage(page: PageText): [PageText, PageText] {
   const records = page.text.split(RECORD_SEPARATOR);
   const half = Math.ceil(records.length / 2);
-  const part = (texts: string[]): PageText => ({ text: texts.join(RECORD_SEPARATOR), size: texts.length });
-  return [part(records.slice(0, half)), part(records.slice(half))];
+  const part = (texts: string[], keys: readonly number[]): PageText => ({
+    text: texts.join(RECORD_SEPARATOR),
+    size: texts.length,
+    keys,
+  });
+  return [part(records.slice(0, half), page.keys.slice(0, half)), part(records.slice(half), page.keys.slice(half))];
+}
+
+/** Two pages as one (written by one statement); their keys must differ. */
+export function joinPages(first: PageText, second: PageText): PageText {
+  if (first.size === 0) return second;
+  if (second.size === 0) return first;
+  return {
+    text: first.text + RECORD_SEPARATOR + second.text,
+    size: first.size + second.size,
+    keys: [...first.keys, ...second.keys],
+  };
 }
 
 /** The key and raw text of a page's first record. */

@@ -14,8 +14,15 @@ import type { Database } from '../db/index.js';
 import { isConnectionLost } from '../errors.js';
 import type { EntityDefinition } from './entities.js';
 import { writePage, type WriteMode } from './merge.js';
-import { firstRecordOf, splitPage, type PageText } from './page-text.js';
+import { firstRecordOf, joinPages, splitPage, type PageText } from './page-text.js';
 import { skippedRecord } from './rejected.js';
+
+/**
+ * Merged pages of fewer records than this are gathered until they hold this many (or the pull
+ * ends) and written by one statement: a sync where little changed writes a few records per page,
+ * and each statement costs its planning and a round trip whatever it holds.
+ */
+const GATHER_BELOW = 250;
 
 /** SQLSTATE of a deadlock: two page writes that shared a key (a record listed twice, or refreshed meanwhile). */
 const DEADLOCK_DETECTED = '40P01';
@@ -49,6 +56,9 @@ export class PageWriter {
   pagesWritten = 0;
   private readonly inFlight = new Set<Promise<void>>();
   private failure: { error: unknown } | null = null;
+  /** Small merged pages gathered to be written together (see GATHER_BELOW), and their keys. */
+  private gathered: PageText | null = null;
+  private readonly gatheredKeys = new Set<number>();
 
   constructor(
     /** Where pages are written (the pool when several are written at once). */
@@ -61,9 +71,35 @@ export class PageWriter {
     private readonly onRecordRefused: (record: RefusedRecord) => void,
   ) {}
 
-  /** Starts writing a page once a slot is free; throws the failure of an earlier write. */
+  /**
+   * Starts writing a page once a slot is free, or gathers a small merged one (see GATHER_BELOW);
+   * throws the failure of an earlier write.
+   */
   async write(page: PageText): Promise<void> {
     this.throwIfFailed();
+    if (page.size === 0) return;
+    if (this.mode === 'merge' && page.size < GATHER_BELOW) {
+      // One statement must not hold a key twice: what holds it already is written first.
+      if (page.keys.some((key) => this.gatheredKeys.has(key))) await this.writeGathered();
+      this.gathered = this.gathered ? joinPages(this.gathered, page) : page;
+      for (const key of page.keys) this.gatheredKeys.add(key);
+      if (this.gathered.size >= GATHER_BELOW) await this.writeGathered();
+      return;
+    }
+    await this.writeGathered();
+    await this.start(page);
+  }
+
+  /** Starts writing the gathered pages, if any. */
+  private async writeGathered(): Promise<void> {
+    const gathered = this.gathered;
+    this.gathered = null;
+    this.gatheredKeys.clear();
+    if (gathered) await this.start(gathered);
+  }
+
+  /** Starts writing a page once a slot is free. */
+  private async start(page: PageText): Promise<void> {
     while (this.inFlight.size >= Math.max(1, this.concurrency)) await Promise.race(this.inFlight);
     this.throwIfFailed();
     const running: Promise<void> = this.isolating(page)
@@ -79,14 +115,15 @@ export class PageWriter {
     return this.failure !== null;
   }
 
-  /** Waits for every write; throws the first failure. */
+  /** Writes what was gathered and waits for every write; throws the first failure. */
   async finish(): Promise<void> {
     await this.settle();
     this.throwIfFailed();
   }
 
-  /** Waits for every write, whatever its outcome (after a failure elsewhere). */
+  /** Writes what was gathered and waits for every write, whatever its outcome (after a failure elsewhere). */
   async settle(): Promise<void> {
+    if (!this.failure) await this.writeGathered().catch((error: unknown) => (this.failure ??= { error }));
     while (this.inFlight.size > 0) await Promise.all(this.inFlight);
   }
 

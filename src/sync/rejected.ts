@@ -82,6 +82,18 @@ export async function resolveIssues(
     .execute();
 }
 
+/** The keys of an entity's records that have `rejected_values` rows (numeric ids only: only those name rows). */
+export async function keysWithIssues(db: Kysely<Database>, accountId: number, entity: string): Promise<Set<number>> {
+  const rows = await db
+    .selectFrom('rejected_values')
+    .select('entity_id')
+    .distinct()
+    .where('account_id', '=', accountId)
+    .where('entity', '=', entity)
+    .execute();
+  return new Set(rows.filter((row) => /^\d+$/.test(row.entity_id)).map((row) => Number(row.entity_id)));
+}
+
 /** After one record was read again (a job's refresh): its rows become exactly its issues now. */
 export async function replaceRecordIssues(
   db: Kysely<Database>,

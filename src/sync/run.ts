@@ -30,7 +30,13 @@ import {
 import { RunError, errorMessage, isConnectionLost } from '../errors.js';
 import { logger as defaultLogger } from '../log.js';
 import { DEFINITIONS, type EntityDefinition } from './entities.js';
-import { pullEntity, type EntityPullResult, type PullContext } from './entity-pull.js';
+import {
+  prepareEntityPull,
+  pullEntity,
+  type EntityPullResult,
+  type PreparedPull,
+  type PullContext,
+} from './entity-pull.js';
 import { passUnderWay } from './resume.js';
 import type { DeletePolicy } from './safeguard.js';
 
@@ -197,10 +203,23 @@ async function pullAll(context: PullContext, everyDefinition: readonly EntityDef
   const definitions = await stillToPull(context, everyDefinition);
   log.info({ runId, kind: options.kind, entities: definitions.map((d) => d.name) }, 'sync run started');
 
-  for (const definition of definitions) {
+  // The next entity's pull is planned and its first page asked for as soon as this one has read
+  // what it reads from the service, while it is written and concluded.
+  let prepared: Promise<PreparedPull | undefined> | undefined;
+  for (const [index, definition] of definitions.entries()) {
     if (options.signal?.aborted) stopReason ??= 'stopped before it finished';
     if (stopReason) break;
-    const pulled = await pullAgainIfConnectionLost(context, definition);
+    const next = definitions[index + 1];
+    const ahead = await prepared;
+    prepared = undefined;
+    const prepareNext = () => {
+      if (next && !options.signal?.aborted)
+        prepared ??= prepareEntityPull(context, next).catch((error: unknown) => {
+          log.warn({ entity: next.name, error: errorMessage(error) }, 'could not plan the next entity ahead');
+          return undefined;
+        });
+    };
+    const pulled = await pullAgainIfConnectionLost(context, definition, ahead, prepareNext);
     const { outcome, stopRun } = pulled;
     refused ||= pulled.refused;
     outcomes[definition.name] = outcome;
@@ -211,6 +230,8 @@ async function pullAll(context: PullContext, everyDefinition: readonly EntityDef
     }
     await recordRunProgress(db, runId, countsOf(outcomes), deps.client.requestsMade - requestsAtStart);
   }
+  // A pull planned ahead and not run (the run stopped): its plan is let finish.
+  await prepared;
 
   const { status, error } = runEnd(outcomes, definitions.length, stopReason, options.signal, gaveWay !== null);
   const requestsMade = deps.client.requestsMade - requestsAtStart;
@@ -253,14 +274,16 @@ async function stillToPull(
 async function pullAgainIfConnectionLost(
   context: PullContext,
   definition: EntityDefinition,
+  prepared: PreparedPull | undefined,
+  onRequestsDone: () => void,
 ): Promise<EntityPullResult> {
-  const first = await pullEntity(context, definition);
+  const first = await pullEntity(context, definition, { prepared, onRequestsDone });
   if (!first.connectionLost || context.options.signal?.aborted) return first;
   context.log.warn(
     { entity: definition.name, error: first.outcome.error },
     'lost a database connection; pulling the entity again',
   );
-  const again = await pullEntity(context, definition);
+  const again = await pullEntity(context, definition, { onRequestsDone });
   for (const count of ['inserted', 'updated', 'restored', 'deleted', 'rejected'] as const)
     again.outcome[count] += first.outcome[count];
   return again;

@@ -53,7 +53,7 @@ export async function sweepWithSafeguard(
   db: Kysely<Database>,
   accountId: number,
   definition: EntityDefinition,
-  seenKeys: Iterable<number>,
+  seenKeys: ReadonlySet<number>,
   pullStartedAt: Date,
   runId: number,
   policy: DeletePolicy,

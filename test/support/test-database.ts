@@ -11,6 +11,7 @@ import { afterAll, beforeAll, inject } from 'vitest';
 import type { Kysely } from 'kysely';
 import { migrate, openDatabase, type Database, type DatabaseHandle } from '../../src/db/index.js';
 import { accountNamed, DEFAULT_ACCOUNT, ensureDefaultAccount } from '../../src/accounts/store.js';
+import type { InvoicingClient } from '../../src/api/index.js';
 
 export interface TestDatabase {
   handle: DatabaseHandle;
@@ -20,6 +21,17 @@ export interface TestDatabase {
   schema: string;
   /** Environment for a child process that should use this schema. */
   env: Record<string, string>;
+}
+
+/** What runSync needs of a test database and a client: the default account, written two pages at a time. */
+export function syncDepsOf(database: { current: TestDatabase }, client: InvoicingClient) {
+  return {
+    db: database.current.handle.db,
+    client,
+    accountId: database.current.accountId,
+    schema: database.current.schema,
+    writeConcurrency: 2,
+  };
 }
 
 export function databaseUrl(): string {

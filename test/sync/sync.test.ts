@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { entityColumns, type Column, type EntityName } from '../../src/catalog/index.js';
 import { runSync, SyncBusyError } from '../../src/sync/index.js';
 import { useSandbox } from '../support/sandbox.js';
-import { useTestDatabase } from '../support/test-database.js';
+import { syncDepsOf, useTestDatabase } from '../support/test-database.js';
 
 const database = useTestDatabase();
 const env = useSandbox(
@@ -15,13 +15,7 @@ const SANDBOX_ENTITIES = ['clients', 'products', 'quotations', 'saved_invoices',
 const KEY: Record<string, string> = { clients: 'clientnr' };
 const keyOf = (entity: string) => KEY[entity] ?? 'id';
 
-const deps = () => ({
-  db: database.current.handle.db,
-  client: env.client,
-  accountId: database.current.accountId,
-  schema: database.current.schema,
-  writeConcurrency: 2,
-});
+const deps = () => syncDepsOf(database, env.client);
 
 /** What a typed column should hold for a wire value, worked out independently of the client's parser. */
 function expectedValue(column: Column, wire: Record<string, unknown>): unknown {
