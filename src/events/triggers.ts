@@ -18,7 +18,8 @@
  * A pull that fills an empty mirror writes no events for what it inserts (a thousand
  * `client.created` for an account just added help nobody), unless EVENTS_ON_BACKFILL is on: the
  * sessions then carry `invoice_mirror.events_on_backfill = on` (src/db/connect.ts). "Empty" means
- * no earlier pull of the account wrote counts for the entity.
+ * no earlier pull of the account wrote counts for the entity, or a pass that began on an empty
+ * table is still under way (a fill in slices, see src/sync/resume.ts).
  */
 import { EVENT_BULKY_FIELDS, EVENT_KEY_FIELDS, EVENT_TYPES } from '../catalog/index.js';
 import { quoteLiteral } from '../db/quote.js';
@@ -125,8 +126,11 @@ const FROM_CHANGES = triggerFunction(
         from (select distinct account_id, sync_run_id, entity from new_changes where op = 'insert' and sync_run_id is not null) i
         join sync_runs r on r.account_id = i.account_id and r.id = i.sync_run_id and r.kind in ('backfill', 'sync')
        where fill_quietly
-         and not exists (select from sync_runs p where p.account_id = i.account_id and p.id < i.sync_run_id
-                            and p.kind in ('backfill', 'sync') and p.counts ? i.entity)
+         and (not exists (select from sync_runs p where p.account_id = i.account_id and p.id < i.sync_run_id
+                             and p.kind in ('backfill', 'sync') and p.counts ? i.entity)
+              -- a fill in slices (src/sync/resume.ts): its later runs fill the mirror still
+              or exists (select from pull_cursors pc where pc.account_id = i.account_id and pc.entity = i.entity
+                            and pc.table_was_empty))
     ),
     typed as materialized (
       select c.id as change_id, c.account_id, c.entity, c.entity_id, c.detected_at, t.type, t.ord,

@@ -54,7 +54,7 @@ async function cursors(): Promise<{ entity: string; next_start: number; seen: nu
 }
 
 beforeEach(async () => {
-  await sql`truncate clients, products, changes, rejected_values, held_deletes, entity_pulls, sync_runs, pull_cursors cascade`.execute(
+  await sql`truncate clients, products, changes, events, rejected_values, held_deletes, entity_pulls, sync_runs, pull_cursors cascade`.execute(
     db(),
   );
   env.sandbox.knobs.hourlyQuota = Number.POSITIVE_INFINITY;
@@ -80,6 +80,11 @@ describe('a full pull that stops before the end of its list', () => {
     expect(starts('/clients')).toEqual([10, 15, 20, 25, 30, 35, 40]);
     expect(await liveClients()).toEqual(upstreamClients());
     expect(await cursors()).toEqual([]);
+    // A fill, in slices or not, writes no `created` events (EVENTS_ON_BACKFILL is off).
+    const { rows } = await sql<{
+      n: number;
+    }>`select count(*)::int as n from events where type = 'client.created'`.execute(db());
+    expect(rows[0]!.n).toBe(0);
   });
 
   it('a pass over several runs pulls each entity once: what it completed is not pulled again', async () => {
