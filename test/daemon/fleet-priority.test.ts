@@ -101,10 +101,13 @@ describe('within an account, actions before pulls', () => {
     );
     const listed = clientListCalls().length;
     expect(sandbox.calls.length).toBeLessThanOrEqual(40 - 20 + 1);
-    // The account's next pull waits an interval; a job still runs, on the reserve.
-    const { rows } = await sql<{ later: boolean }>`
-      select due_at > now() + interval '5 minutes' as later from account_leases`.execute(db());
-    expect(rows[0]!.later).toBe(true);
+    // The account is given back (just after its run ended) with its next pull an interval away;
+    // a job still runs, on the reserve.
+    await waitFor('the account given back until its next interval', async () => {
+      const { rows } = await sql<{ later: boolean }>`
+        select due_at > now() + interval '5 minutes' and daemon_id is null as later from account_leases`.execute(db());
+      return rows[0]!.later;
+    });
     const job = await queueStockJob();
     await waitFor('the job to succeed', async () => (await jobStatus(job)) === 'succeeded', 30_000);
     expect(clientListCalls().length).toBe(listed);
