@@ -164,8 +164,7 @@ export class DaemonMetrics {
         this.set({ what: 'accounts_working' }, fleet.leasesHeld);
         this.set({ what: 'accounts_overdue' }, fleet.overdue);
         this.set({ what: 'accounts_parked' }, fleet.parked.length);
-        const ages = await pullAges(metrics.db);
-        this.set({ what: 'accounts_never_complete' }, ages.filter((age) => age === null).length);
+        this.set({ what: 'accounts_never_complete' }, fleet.neverComplete);
       },
     });
     new Gauge({

@@ -13,6 +13,8 @@ export interface FleetStatus {
   leasesHeld: number;
   /** Active accounts of the scope whose pull is due and that no daemon works on. */
   overdue: number;
+  /** Active accounts of the scope without a sync or backfill that succeeded yet. */
+  neverComplete: number;
   parked: { account: string; until: Date; reason: string | null }[];
 }
 
@@ -33,7 +35,7 @@ export async function fleetStatus(
   scope: AccountScope,
   leaseSeconds: number,
 ): Promise<FleetStatus> {
-  const { rows } = await sql<{ alive: number; held: number; overdue: number }>`
+  const { rows } = await sql<{ alive: number; held: number; overdue: number; never_complete: number }>`
     select (select count(*) from daemons
              where stopped_at is null and heartbeat_at > now() - make_interval(secs => ${leaseSeconds}))::int as alive,
            (select count(*) from account_leases l
@@ -41,12 +43,22 @@ export async function fleetStatus(
            (select count(*) from account_leases l join accounts a on a.id = l.account_id
              where ${inScope(scope, 'l.account_id')} and a.state = 'active' and l.due_at < now()
                and (l.leased_until is null or l.leased_until < now())
-               and (l.parked_until is null or l.parked_until <= now()))::int as overdue`.execute(db);
+               and (l.parked_until is null or l.parked_until <= now()))::int as overdue,
+           (select count(*) from accounts a
+             where ${inScope(scope, 'a.id')} and a.state = 'active'
+               and not exists (select from sync_runs r where r.account_id = a.id and r.kind in ('backfill', 'sync')
+                                 and r.status = 'succeeded'))::int as never_complete`.execute(db);
   const parked = await sql<{ account: string; until: Date; reason: string | null }>`
     select a.name as account, l.parked_until as until, l.parked_reason as reason
       from account_leases l join accounts a on a.id = l.account_id
      where ${inScope(scope, 'l.account_id')} and l.parked_until > now()
      order by a.name`.execute(db);
   const row = rows[0]!;
-  return { daemonsAlive: row.alive, leasesHeld: row.held, overdue: row.overdue, parked: parked.rows };
+  return {
+    daemonsAlive: row.alive,
+    leasesHeld: row.held,
+    overdue: row.overdue,
+    neverComplete: row.never_complete,
+    parked: parked.rows,
+  };
 }

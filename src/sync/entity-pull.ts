@@ -51,7 +51,7 @@ import {
 import { keysDiffering, keysToMerge, storedHashes, touchSeen } from './merge.js';
 import { PageWriter, refusedIssue } from './page-writer.js';
 import { keysWithIssues, recordIssues, resolveIssues } from './rejected.js';
-import { cursorOf, dropCursor, saveCursor, type PassCursor } from './resume.js';
+import { dropCursor, saveCursor, type PassCursor, type PassUnderWay } from './resume.js';
 import { DEFAULT_DELETE_POLICY, sweepWithSafeguard, type DeletePolicy } from './safeguard.js';
 import { stagePage, uniqueRecords } from './staging.js';
 import type { EntityOutcome, SyncDeps, SyncOptions, SyncProgress } from './run.js';
@@ -66,6 +66,8 @@ export interface PullContext {
   options: SyncOptions;
   runId: number;
   log: Logger;
+  /** The account's pass under way, read once per run (see resume.ts); its cursors resume the pulls. */
+  pass: PassUnderWay | null;
 }
 
 export interface EntityPullResult {
@@ -169,20 +171,19 @@ interface PlannedPull {
 }
 
 async function planEntityPull(
-  { db, accountId, deps, options, log }: PullContext,
+  { db, accountId, deps, options, log, pass }: PullContext,
   definition: EntityDefinition,
 ): Promise<PlannedPull> {
   const entity = definition.name;
   const { rows: clock } = await sql<{ now: Date }>`select clock_timestamp() as now`.execute(db);
   const began = performance.now();
-  const reconcileAfterHours = deps.reconcileAfterHours ?? DEFAULT_RECONCILE_HOURS;
-  const [{ rows: emptiness }, planned, cap, resumed] = await Promise.all([
+  const [{ rows: emptiness }, planned, cap] = await Promise.all([
     sql<{
       empty: boolean;
     }>`select not exists (select 1 from ${sql.table(entity)} where account_id = ${accountId}) as empty`.execute(db),
     planPull(db, accountId, definition, {
       full: options.kind === 'backfill' || options.full === true,
-      reconcileAfterHours,
+      reconcileAfterHours: deps.reconcileAfterHours ?? DEFAULT_RECONCILE_HOURS,
     }),
     db
       .selectFrom('list_caps')
@@ -190,8 +191,8 @@ async function planEntityPull(
       .where('account_id', '=', accountId)
       .where('list', '=', entity)
       .executeTakeFirst(),
-    cursorOf(db, accountId, entity, reconcileAfterHours),
   ]);
+  const resumed = pass?.cursors.get(entity) ?? null;
   // A pass under way goes on, whatever this pull would otherwise be.
   const plan: PullPlan = resumed ? { mode: 'full', reason: 'going on with its pass' } : planned;
   if (resumed)

@@ -27,32 +27,58 @@ export interface PassCursor {
   pages: number;
 }
 
-/** The cursor of the entity's pass under way, unless it is older than `maxAgeHours`. */
-export async function cursorOf(
+/**
+ * The account's pass under way, read once per run: each entity's cursor (passes older than
+ * `maxAgeHours` start afresh, so theirs are left out), when the run that began the pass started,
+ * and the entities completed since (a run that goes on with the pass skips them, so that every
+ * entity is read once per pass). Null when no pass is under way.
+ */
+export interface PassUnderWay {
+  cursors: ReadonlyMap<string, PassCursor>;
+  /** When the run that began the pass started (null: that run is not recorded). */
+  startedAt: Date | null;
+  completed: ReadonlySet<string>;
+}
+
+export async function passUnderWay(
   db: Kysely<Database>,
   accountId: number,
-  entity: string,
   maxAgeHours: number,
-): Promise<PassCursor | null> {
-  const row = await db
+): Promise<PassUnderWay | null> {
+  const rows = await db
     .selectFrom('pull_cursors')
     .selectAll()
     .where('account_id', '=', accountId)
-    .where('entity', '=', entity)
     .where('pass_started_at', '>', sql<Date>`now() - make_interval(hours => ${maxAgeHours})`)
-    .executeTakeFirst();
-  if (!row) return null;
-  return {
-    passRunId: Number(row.pass_run_id),
-    passStartedAt: row.pass_started_at,
-    tableWasEmpty: row.table_was_empty,
-    nextStart: row.next_start,
-    lastPage: { start: row.last_page_start, ids: row.last_page_ids },
-    seenKeys: row.seen_keys.map(Number),
-    unidentified: row.unidentified,
-    fetched: row.fetched,
-    pages: row.pages,
-  };
+    .execute();
+  if (rows.length === 0) return null;
+  const cursors = new Map(
+    rows.map((row): [string, PassCursor] => [
+      row.entity,
+      {
+        passRunId: Number(row.pass_run_id),
+        passStartedAt: row.pass_started_at,
+        tableWasEmpty: row.table_was_empty,
+        nextStart: row.next_start,
+        lastPage: { start: row.last_page_start, ids: row.last_page_ids },
+        seenKeys: row.seen_keys.map(Number),
+        unidentified: row.unidentified,
+        fetched: row.fetched,
+        pages: row.pages,
+      },
+    ]),
+  );
+  const passRuns = [...cursors.values()].map((cursor) => cursor.passRunId);
+  const { rows: pass } = await sql<{ started_at: Date | null; completed: string[] | null }>`
+    with pass as (
+      select min(r.started_at) as started_at from sync_runs r
+       where r.account_id = ${accountId} and r.id = any(${passRuns}::bigint[])
+    )
+    select pass.started_at,
+           (select array_agg(p.entity) from entity_pulls p
+             where p.account_id = ${accountId} and p.last_complete_at >= pass.started_at) as completed
+      from pass`.execute(db);
+  return { cursors, startedAt: pass[0]?.started_at ?? null, completed: new Set(pass[0]?.completed ?? []) };
 }
 
 /** Saves (or replaces) the entity's cursor. */
@@ -85,28 +111,4 @@ export async function saveCursor(
 /** The pass is over (complete, or to begin afresh): its cursor goes. */
 export async function dropCursor(db: Kysely<Database>, accountId: number, entity: string): Promise<void> {
   await db.deleteFrom('pull_cursors').where('account_id', '=', accountId).where('entity', '=', entity).execute();
-}
-
-/**
- * The account's pass under way, if any: when the run that began it started, and the entities it has completed since
- * (a run that goes on with the pass skips them, so that every entity is read once per pass).
- */
-export async function passUnderWay(
-  db: Kysely<Database>,
-  accountId: number,
-): Promise<{ startedAt: Date; completed: Set<string>; resuming: Set<string> } | null> {
-  const { rows } = await sql<{ started_at: Date | null; completed: string[] | null; resuming: string[] | null }>`
-    with pass as (
-      select (select min(r.started_at) from sync_runs r
-               where r.account_id = ${accountId} and r.id = any(array_agg(c.pass_run_id))) as started_at,
-             array_agg(c.entity) as resuming
-        from pull_cursors c where c.account_id = ${accountId}
-    )
-    select pass.started_at, pass.resuming,
-           (select array_agg(p.entity) from entity_pulls p
-             where p.account_id = ${accountId} and p.last_complete_at >= pass.started_at) as completed
-      from pass`.execute(db);
-  const row = rows[0];
-  if (!row?.started_at) return null;
-  return { startedAt: row.started_at, completed: new Set(row.completed ?? []), resuming: new Set(row.resuming ?? []) };
 }

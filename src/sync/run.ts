@@ -37,6 +37,7 @@ import {
   type PreparedPull,
   type PullContext,
 } from './entity-pull.js';
+import { DEFAULT_RECONCILE_HOURS } from './incremental.js';
 import { passUnderWay } from './resume.js';
 import type { DeletePolicy } from './safeguard.js';
 
@@ -170,7 +171,8 @@ export async function runSync(deps: SyncDeps, options: SyncOptions): Promise<Syn
       };
       options.signal?.addEventListener('abort', markInterrupted, { once: true });
       try {
-        return await pullAll({ db, accountId, deps, options, runId, log }, definitions);
+        const pass = await passUnderWay(db, accountId, deps.reconcileAfterHours ?? DEFAULT_RECONCILE_HOURS);
+        return await pullAll({ db, accountId, deps, options, runId, log, pass }, definitions);
       } catch (error) {
         // The run's own connection failed (the database restarted, the backend was ended) or the
         // database refused a write (a full disk): the pull stops, and the run is marked failed
@@ -200,7 +202,7 @@ async function pullAll(context: PullContext, everyDefinition: readonly EntityDef
   let stopReason: string | null = null;
   let refused = false;
   let gaveWay: string | null = null;
-  const definitions = await stillToPull(context, everyDefinition);
+  const definitions = stillToPull(context, everyDefinition);
   log.info({ runId, kind: options.kind, entities: definitions.map((d) => d.name) }, 'sync run started');
 
   // The next entity's pull is planned and its first page asked for as soon as this one has read
@@ -251,13 +253,12 @@ async function pullAll(context: PullContext, everyDefinition: readonly EntityDef
  * stopped, before the end of its list), the ones it completed since it began are not pulled
  * again, so that a pass given way in slices reads every entity once.
  */
-async function stillToPull(
-  { db, accountId, log }: PullContext,
+function stillToPull(
+  { pass, log }: PullContext,
   definitions: readonly EntityDefinition[],
-): Promise<readonly EntityDefinition[]> {
-  const pass = await passUnderWay(db, accountId);
+): readonly EntityDefinition[] {
   if (!pass) return definitions;
-  const left = definitions.filter((d) => pass.resuming.has(d.name) || !pass.completed.has(d.name));
+  const left = definitions.filter((d) => pass.cursors.has(d.name) || !pass.completed.has(d.name));
   if (left.length < definitions.length)
     log.info(
       { done: definitions.filter((d) => !left.includes(d)).map((d) => d.name), since: pass.startedAt },
