@@ -43,14 +43,15 @@ export async function startDeliveryLoop(app: App, log: Logger): Promise<Delivery
   let wake: (() => void) | undefined;
   const nudge = () => wake?.();
   const unlisten = await app.database.listen(eventsChannel(app.database.schema), nudge, nudge);
-  let lastOverdue = 0;
+  // Monotonic: a wall clock stepped back must not hold the overdue pass off until it catches up.
+  let lastOverdue = Number.NEGATIVE_INFINITY;
 
   const loop = (async () => {
     while (!stopped) {
       let waitMs = POLL_MS;
       try {
-        if (Date.now() - lastOverdue >= OVERDUE_EVERY_MS) {
-          lastOverdue = Date.now();
+        if (performance.now() - lastOverdue >= OVERDUE_EVERY_MS) {
+          lastOverdue = performance.now();
           const marked = await markOverdueInvoices(db);
           if (marked > 0) log.info({ marked }, 'invoices passed their due date');
         }
