@@ -201,7 +201,10 @@ async function plainIndexesOf(db: Kysely<any>, tables: readonly string[]): Promi
       from pg_indexes i
      where i.schemaname = current_schema() and i.tablename = any(${tables}::text[])
        and i.indexdef like '% USING btree (%'
-       and not exists (select from pg_constraint co where co.conindid = (quote_ident(i.schemaname) || '.' || quote_ident(i.indexname))::regclass)
+       -- Matched by name in this schema, not by casting the name to regclass: the planner may test
+       -- this before the view's own filters, on indexes of other schemas (pg_toast's).
+       and not exists (select from pg_constraint co join pg_class ic on ic.oid = co.conindid
+                        where ic.relname = i.indexname and ic.relnamespace = current_schema()::regnamespace)
      order by i.indexname`.execute(db);
   return rows;
 }

@@ -4,7 +4,8 @@
  * adds its line, in the same change that adds the file. 0001, 0002 and 0004 were pinned again once,
  * when they became literal DDL snapshots instead of code built from live lists: the DDL they run
  * is the same, which test/foundation/upgrade.test.ts checks against a database the release
- * before built.
+ * before built. 0012 was pinned again once: a catalog query in it could fail on the planner's
+ * choice (a name cast to regclass, tested on another schema's index); the DDL it runs is the same.
  */
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -22,7 +23,7 @@ const FROZEN: Record<string, string> = {
   '0009_interrupted_runs.ts': '221357b52f24311b',
   '0010_invoices.ts': 'cd6160cb7c1a5340',
   '0011_invoice_pdfs.ts': '1bd2de040fcba534',
-  '0012_accounts.ts': 'fb5e2433a27ea2a5',
+  '0012_accounts.ts': 'bfbabf2e274321d0',
   '0013_fleet.ts': '4e6698e64c1309e8',
   '0014_pull_cursors.ts': '4feb5e07d8363791',
   '0015_events.ts': '0e313f0cdd9d9390',
