@@ -11,7 +11,7 @@ import type { GateStall } from './gate.js';
 import { PagedList, type ListAnswer, type PageStream, type PagingOptions } from './paging.js';
 import { readListBytes, singleValueText, WireList, wireItem } from './json-split.js';
 import { errorObjectMessage } from './answer-text.js';
-import { entityNamed, type EntityName, type SingleReadEntity } from '../catalog/index.js';
+import { entityNamed, MAX_INTEGER, type EntityName, type SingleReadEntity } from '../catalog/index.js';
 import { SETTINGS } from '../settings.js';
 import {
   readRecord,
@@ -200,7 +200,7 @@ export class InvoicingClient {
     return PagedList.ofEntity(
       entity,
       pageSize,
-      this.pageFetcher(entityNamed(entity).endpoint, options.wait, options.filters),
+      this.pageFetcher(entityNamed(entity).endpoint, entityNamed(entity).key, options.wait, options.filters),
       this.log,
       { knownCap, onCapLearned, unchanged, resume },
     );
@@ -244,7 +244,7 @@ export class InvoicingClient {
       `search ${area}`,
       keyField,
       this.settings.pageSize,
-      this.pageFetcher(path),
+      this.pageFetcher(path, keyField),
       (items) => ({
         records: items
           .filter((item) => isObject(item.value))
@@ -266,7 +266,12 @@ export class InvoicingClient {
     const list = entityNamed('countries').endpoint;
     const path = lang ? `${list}/${seg(lang)}` : list;
     // Paged like every list: `count=-1` (all) may be capped like any other count.
-    return PagedList.ofEntity('countries', this.settings.pageSize, this.pageFetcher(path), this.log).all();
+    return PagedList.ofEntity(
+      'countries',
+      this.settings.pageSize,
+      this.pageFetcher(path, entityNamed('countries').key),
+      this.log,
+    ).all();
   }
 
   // ---- clients ------------------------------------------------------------------------------
@@ -460,8 +465,12 @@ export class InvoicingClient {
 
   // ---- helpers ------------------------------------------------------------------------------
 
-  /** GETs one page of a list: `?count=N&start=M` (an infinite page size asks for all: `count=-1`). */
-  private pageFetcher(path: string, wait?: boolean, filters: Readonly<Record<string, string>> = {}) {
+  /**
+   * GETs one page of a list: `?count=N&start=M` (an infinite page size asks for all: `count=-1`);
+   * `keyField` names the field whose plain keys the split reads (see splitJsonArray).
+   */
+  private pageFetcher(path: string, keyField: string, wait?: boolean, filters: Readonly<Record<string, string>> = {}) {
+    const key = { name: keyField, max: MAX_INTEGER };
     const filterQuery = Object.entries(filters)
       .map(([name, value]) => `${encodeURIComponent(name)}=${encodeURIComponent(value)}&`)
       .join('');
@@ -472,7 +481,7 @@ export class InvoicingClient {
         path: pagePath,
         idempotent: true,
         json: true,
-        parse: readListBytes,
+        parse: (body: Buffer) => readListBytes(body, key),
         wait,
         onWritten,
       });
@@ -603,6 +612,7 @@ function asList(json: unknown, operation: string, parsed: ParseStats): ListAnswe
       length: json.length,
       firstText: json.firstText,
       bytes: (index) => json.bytes(index),
+      plainKey: (index) => json.plainKey(index),
       item: (index) => {
         if (!json.isParsed(index)) parsed.elements++;
         try {
@@ -636,6 +646,7 @@ function asList(json: unknown, operation: string, parsed: ParseStats): ListAnswe
     length: wireItems.length,
     firstText: wireItems[0]?.text,
     bytes: (index) => Buffer.from(wireItems[index]!.text, 'utf8'),
+    plainKey: () => null,
     item: (index) => wireItems[index]!,
   };
 }

@@ -4,7 +4,7 @@
  * every answer or failure into a typed error. Every request passes through the account's gate
  * (one in flight, budget, slow-down, quota pause).
  */
-import { Pool } from 'undici';
+import { Pool } from './undici-pool.js';
 import { subscribe } from 'node:diagnostics_channel';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';

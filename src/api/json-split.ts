@@ -5,45 +5,87 @@
  * in `raw`), and its hash tells an unchanged record from a changed one without serializing the
  * parsed object again (JSON.stringify costs as much as parsing did). The hash is taken of the
  * element's bytes as they came, so an unchanged element is never decoded. JSON's punctuation is
- * ASCII, which no byte of a multi-byte UTF-8 character can be; strings are skipped with indexOf,
- * so the scan visits little more than the punctuation between fields.
+ * ASCII, which no byte of a multi-byte UTF-8 character can be, so the bytes can be scanned as they
+ * are.
  *
- * Returns each element's start and end (exclusive), in pairs, or null when the bytes are not an
- * array of objects and arrays (the caller then falls back to plain parsing); never throws.
+ * With `keyField`, the same scan reads each element's key where its text shows it plainly: the
+ * top-level field of that name (ASCII), an integer from 0 to `max` in its shortest form, bare or
+ * quoted (`5` or `"5"`: the service sends ids as strings), the field named without escapes, its
+ * last occurrence (as JSON.parse would have it). The key is null where only parsing can tell
+ * (another string, a fraction, an escaped field name, no such field, an element that is not an
+ * object). One pass over the bytes instead of two: on a no-change sync this scan is most of the
+ * work left.
+ *
+ * Returns each element's start and end (exclusive), in pairs, and the keys; or null when the bytes
+ * are not an array of objects and arrays (the caller then falls back to plain parsing); never
+ * throws.
  */
-export function splitJsonArray(bytes: Buffer): number[] | null {
+export function splitJsonArray(
+  bytes: Buffer,
+  keyField?: { name: string; max: number },
+): { bounds: number[]; keys: (number | null)[] } | null {
   const n = bytes.length;
   let i = 0;
   while (i < n && isSpace(bytes[i]!)) i++;
   if (bytes[i] !== 91 /* [ */) return null;
   i++;
-  const out: number[] = [];
+  const bounds: number[] = [];
+  const keys: (number | null)[] = [];
   let depth = 0;
   let start = -1;
+  // The element's key so far, whether a top-level field name comes next, and whether the key is
+  // beyond reading here (not an object, or a top-level name spelled with an escape).
+  let key: number | null = null;
+  let expectName = false;
+  let unreadable = false;
   while (i < n) {
     const c = bytes[i]!;
     if (c === 34 /* " */) {
       if (depth === 0) return null; // a bare string element: not a list of records
-      const end = endOfString(bytes, i);
-      if (end < 0) return null;
+      // The closing quote, found byte by byte: a record's strings are short, and a call of
+      // indexOf costs more than the few bytes it would skip.
+      let end = i + 1;
+      let escaped = false;
+      for (;;) {
+        if (end >= n) return null;
+        const b = bytes[end]!;
+        if (b === 34 /* " */) break;
+        if (b === 92 /* \ */) {
+          escaped = true;
+          end += 2;
+        } else end++;
+      }
+      if (depth === 1 && expectName && keyField && !unreadable) {
+        expectName = false;
+        if (escaped) unreadable = true;
+        else if (isName(bytes, i + 1, end, keyField.name)) key = integerAfterColon(bytes, end + 1, keyField.max);
+      }
       i = end + 1;
       continue;
     }
     if (c === 123 /* { */ || c === 91 /* [ */) {
-      if (depth === 0) start = i;
+      if (depth === 0) {
+        start = i;
+        key = null;
+        unreadable = c !== 123;
+      }
       depth++;
+      expectName = depth === 1;
     } else if (c === 125 /* } */ || c === 93 /* ] */) {
       if (depth === 0) {
         // The closing bracket of the outer array: only white space may follow.
         if (c !== 93) return null;
         for (let j = i + 1; j < n; j++) if (!isSpace(bytes[j]!)) return null;
-        return out;
+        return { bounds, keys };
       }
       depth--;
       if (depth === 0) {
-        out.push(start, i + 1);
+        bounds.push(start, i + 1);
+        keys.push(unreadable ? null : key);
         start = -1;
       }
+    } else if (c === 44 /* , */ && depth === 1) {
+      expectName = true;
     } else if (depth === 0 && c !== 44 /* , */ && !isSpace(c)) {
       return null; // a bare number, true, false or null element
     }
@@ -173,10 +215,11 @@ export function wireItem(value: unknown, text = JSON.stringify(value) ?? 'null')
 export class WireList {
   private readonly parsed: (WireItem | undefined)[] = [];
 
-  /** `bounds`: each element's start and end in `body`, in pairs (see splitJsonArray). */
+  /** `bounds`: each element's start and end in `body`, in pairs; `keys`: their plain keys (see splitJsonArray). */
   constructor(
     private readonly body: Buffer,
     private readonly bounds: readonly number[],
+    private readonly keys: readonly (number | null)[],
   ) {}
 
   /** Elements in the answer. */
@@ -192,6 +235,11 @@ export class WireList {
   /** Element `index`'s bytes as they came. */
   bytes(index: number): Buffer {
     return this.body.subarray(this.bounds[2 * index], this.bounds[2 * index + 1]);
+  }
+
+  /** Element `index`'s key where its text shows it plainly, else null (see splitJsonArray). */
+  plainKey(index: number): number | null {
+    return this.keys[index] ?? null;
   }
 
   /** Whether element `index` was parsed already. */
@@ -212,45 +260,6 @@ export class WireList {
     }
     return item;
   }
-}
-
-/**
- * The value of the top-level field `field` (ASCII) of a record's JSON bytes when they show it
- * plainly: an integer from 0 to `max` in its shortest form, bare or quoted (`5` or `"5"`: the
- * service sends ids as strings), the field named without escapes, its last occurrence (as
- * JSON.parse would have it). Null when only parsing can tell (another string, a fraction, an
- * escaped field name, no such field, not an object). Cheaper than decoding and JSON.parse:
- * strings are skipped with indexOf, and nothing is built.
- */
-export function plainIntegerField(bytes: Buffer, field: string, max: number): number | null {
-  if (bytes[0] !== 123 /* { */) return null;
-  const n = bytes.length;
-  let depth = 0;
-  let expectKey = false;
-  let found: number | null = null;
-  let i = 0;
-  while (i < n) {
-    const c = bytes[i]!;
-    if (c === 34 /* " */) {
-      const end = endOfString(bytes, i);
-      if (end < 0) return null;
-      if (depth === 1 && expectKey) {
-        expectKey = false;
-        const name = bytes.indexOf(92 /* \ */, i + 1);
-        if (name >= 0 && name < end) return null; // an escape may spell the field's name
-        if (isName(bytes, i + 1, end, field)) found = integerAfterColon(bytes, end + 1, max);
-      }
-      i = end + 1;
-      continue;
-    }
-    if (c === 123 /* { */ || c === 91 /* [ */) {
-      depth++;
-      expectKey = depth === 1;
-    } else if (c === 125 /* } */ || c === 93 /* ] */) depth--;
-    else if (c === 44 /* , */ && depth === 1) expectKey = true;
-    i++;
-  }
-  return found;
 }
 
 /** Whether bytes start to end spell `name` (ASCII). */
@@ -286,15 +295,15 @@ const BOM = [0xef, 0xbb, 0xbf];
 
 /**
  * JSON.parse for a list answer that keeps each element's own bytes (the record "as received",
- * hashed to tell an unchanged record from a changed one without decoding it). A plain array is
- * only split here (WireList decodes and parses its elements when asked); an answer that is not a
- * plain array (a wrapped or keyed list) is parsed whole and returned as it is. A byte order mark
- * is dropped.
+ * hashed to tell an unchanged record from a changed one without decoding it) and, with
+ * `keyField`, the keys the text shows plainly. A plain array is only split here (WireList decodes
+ * and parses its elements when asked); an answer that is not a plain array (a wrapped or keyed
+ * list) is parsed whole and returned as it is. A byte order mark is dropped.
  */
-export function readListBytes(body: Buffer): WireList | unknown {
+export function readListBytes(body: Buffer, keyField?: { name: string; max: number }): WireList | unknown {
   const bytes = BOM.every((b, i) => body[i] === b) ? body.subarray(3) : body;
-  const bounds = splitJsonArray(bytes);
-  return bounds === null ? JSON.parse(bytes.toString('utf8')) : new WireList(bytes, bounds);
+  const split = splitJsonArray(bytes, keyField);
+  return split === null ? JSON.parse(bytes.toString('utf8')) : new WireList(bytes, split.bounds, split.keys);
 }
 
 /**

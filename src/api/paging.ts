@@ -13,8 +13,8 @@
  * nothing past the first page can be read: the list ends incomplete, with a warning.
  */
 import type { Logger } from 'pino';
-import { plainIntegerField, type WireItem } from './json-split.js';
-import { entityNamed, MAX_INTEGER, type EntityName } from '../catalog/index.js';
+import type { WireItem } from './json-split.js';
+import { entityNamed, type EntityName } from '../catalog/index.js';
 import { readRecords, type ReadRecord, type RecordOf, type ValueIssue } from './schemas.js';
 
 export interface Page<T> {
@@ -63,6 +63,8 @@ export interface ListAnswer {
   readonly firstText: string | undefined;
   /** Element `index`'s JSON text as received, in UTF-8. */
   bytes(index: number): Buffer;
+  /** Element `index`'s key where its text shows it plainly (read while splitting), else null. */
+  plainKey(index: number): number | null;
   /** Element `index`, parsed (once). */
   item(index: number): WireItem;
 }
@@ -310,7 +312,7 @@ export class PagedList<T> implements PageStream<T> {
     const elements: PageElement[] = [];
     for (let index = 0; index < answer.length; index++) {
       const bytes = answer.bytes(index);
-      const key = this.options.unchanged ? plainIntegerField(bytes, this.keyField, MAX_INTEGER) : null;
+      const key = this.options.unchanged ? answer.plainKey(index) : null;
       const id = key !== null ? String(key) : idOf(answer.item(index).value, this.keyField);
       elements.push({ bytes, key, id });
     }

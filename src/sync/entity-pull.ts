@@ -108,26 +108,51 @@ export async function prepareEntityPull(context: PullContext, definition: Entity
   return pull;
 }
 
+/** An entity's pull whose lists are read and stored, its conclusion still to come. */
+export interface ReadPull {
+  /** What its reading found that the run must know before it goes on (see EntityPullResult). */
+  readonly stopRun: boolean;
+  readonly connectionLost: boolean;
+  readonly gaveWay: string | null;
+  /**
+   * Its reading used pooled connections only, never the run's own: the next entity may be read
+   * while this one concludes on the run's connection (see pullAll in run.ts).
+   */
+  readonly concludesAside: boolean;
+  /** Concludes it (see the phases above) on the run's connection. */
+  conclude(): Promise<EntityPullResult>;
+}
+
 /**
- * Pulls one entity (see the phases above), from its plan or from one made ahead. `onRequestsDone`
- * is called once it has read everything it reads from the service, if it read it all.
+ * The first phases of an entity's pull (see above), from its plan or from one made ahead: plan,
+ * read the lists and what changes, store them. `onRequestsDone` is called once it has read
+ * everything it reads from the service, if it read it all.
  */
-export async function pullEntity(
+export async function readEntity(
   context: PullContext,
   definition: EntityDefinition,
   { prepared, onRequestsDone }: { prepared?: PreparedPull; onRequestsDone?: () => void } = {},
-): Promise<EntityPullResult> {
+): Promise<ReadPull> {
   const pull =
     prepared instanceof EntityPull && prepared.definition === definition
       ? prepared
       : new EntityPull(context, definition, await planEntityPull(context, definition));
-  await pull.run(onRequestsDone);
+  await pull.read(onRequestsDone);
   return {
-    outcome: pull.outcome,
     stopRun: pull.stopRun,
     connectionLost: pull.connectionLost,
-    refused: pull.refused,
     gaveWay: pull.gaveWay,
+    concludesAside: pull.readsAside,
+    conclude: async () => {
+      await pull.finish();
+      return {
+        outcome: pull.outcome,
+        stopRun: pull.stopRun,
+        connectionLost: pull.connectionLost,
+        refused: pull.refused,
+        gaveWay: pull.gaveWay,
+      };
+    },
   };
 }
 
@@ -256,6 +281,12 @@ class EntityPull {
 
   private readonly entity: EntityName;
   private readonly writer: PageWriter;
+  /**
+   * Where the reading phase writes (pages, issues, its cursor): the pool when pages are written
+   * several at once, which leaves the run's own connection to the entity before, concluding
+   * meanwhile; else the run's connection.
+   */
+  private readonly readDb: Kysely<Database>;
   /** Issues met since the last page was written; recorded after it (see recordPendingIssues). */
   private readonly pendingIssues: ValueIssue[] = [];
   private readonly streams: PageStream<EntityRecord>[] = [];
@@ -298,8 +329,9 @@ class EntityPull {
     for (const key of resumed?.seenKeys ?? []) this.seen.add(key);
     this.unidentified = resumed?.unidentified ?? 0;
     const concurrency = deps.writeConcurrency ?? 1;
+    this.readDb = concurrency > 1 ? deps.db : db;
     this.writer = new PageWriter(
-      concurrency > 1 ? deps.db : db,
+      this.readDb,
       context.accountId,
       definition,
       runId,
@@ -309,11 +341,16 @@ class EntityPull {
     );
   }
 
+  /** Whether the reading phase leaves the run's own connection alone (see readDb). */
+  get readsAside(): boolean {
+    return this.readDb !== this.context.db;
+  }
+
   /**
-   * The phases in order. A failure while reading stops the reading (the writes in flight are
-   * awaited); only a pull that read every list to its end is concluded.
+   * Reads and stores the lists (and what changes). A failure while reading stops the reading (the
+   * writes in flight are awaited); a pull stopped early saves where it stands.
    */
-  async run(onRequestsDone?: () => void): Promise<void> {
+  async read(onRequestsDone?: () => void): Promise<void> {
     try {
       await this.readLists();
       const readAll = !this.stoppedEarly && this.unfinishedList() === undefined;
@@ -335,6 +372,10 @@ class EntityPull {
       );
     Object.assign(this.outcome, this.writer.counts);
     await this.recordPendingIssues();
+  }
+
+  /** After `read`: only a pull that read every list to its end is concluded; then its problems. */
+  async finish(): Promise<void> {
     if (this.learnedCap !== null) await rememberCap(this.context, this.entity, this.learnedCap);
     const listComplete = !this.outcome.error && !this.stoppedEarly && this.unfinishedList() === undefined;
     if (listComplete && this.unidentified === 0) await this.conclude();
@@ -382,8 +423,7 @@ class EntityPull {
   private async saveCursor(): Promise<void> {
     const position = this.streams[0]?.position;
     if (!this.resumable || !position) return;
-    const { db, accountId } = this.context;
-    await saveCursor(db, accountId, this.entity, {
+    await saveCursor(this.readDb, this.context.accountId, this.entity, {
       passRunId: this.passRunId,
       passStartedAt: this.planned.startedAt,
       tableWasEmpty: this.planned.tableWasEmpty,
@@ -497,7 +537,7 @@ class EntityPull {
     if (this.pendingIssues.length === 0) return;
     const issues = this.pendingIssues.splice(0);
     this.outcome.rejected += issues.length;
-    await recordIssues(this.context.db, this.context.accountId, this.context.runId, issues);
+    await recordIssues(this.readDb, this.context.accountId, this.context.runId, issues);
   }
 
   // ---- read what changes ------------------------------------------------------------------
@@ -508,7 +548,7 @@ class EntityPull {
    */
   private async readChanging(): Promise<void> {
     const reads: ReadEntityRecord[] = [];
-    for (const key of await changingNotListed(this.context.db, this.context.accountId, this.definition, this.seen)) {
+    for (const key of await changingNotListed(this.readDb, this.context.accountId, this.definition, this.seen)) {
       if (this.context.options.signal?.aborted) {
         this.stoppedEarly = true;
         break;
@@ -519,7 +559,7 @@ class EntityPull {
     if (reads.length === 0) return;
     this.outcome.fetched += reads.length;
     const identities = this.identified(reads, true);
-    const needed = await keysToMerge(this.writer.db, this.context.accountId, this.definition, identities);
+    const needed = await keysToMerge(this.readDb, this.context.accountId, this.definition, identities);
     await this.write(reads, identities, needed);
   }
 

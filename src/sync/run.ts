@@ -32,10 +32,11 @@ import { logger as defaultLogger } from '../log.js';
 import { DEFINITIONS, type EntityDefinition } from './entities.js';
 import {
   prepareEntityPull,
-  pullEntity,
+  readEntity,
   type EntityPullResult,
   type PreparedPull,
   type PullContext,
+  type ReadPull,
 } from './entity-pull.js';
 import { DEFAULT_RECONCILE_HOURS } from './incremental.js';
 import { passUnderWay } from './resume.js';
@@ -206,22 +207,13 @@ async function pullAll(context: PullContext, everyDefinition: readonly EntityDef
   log.info({ runId, kind: options.kind, entities: definitions.map((d) => d.name) }, 'sync run started');
 
   // The next entity's pull is planned and its first page asked for as soon as this one has read
-  // what it reads from the service, while it is written and concluded.
+  // what it reads from the service, while it is written; and, when its reading leaves the run's
+  // connection alone (see ReadPull.concludesAside), read while this one concludes (sweeps, records
+  // its pull) on the run's connection. So the service is asked for pages while the mirror
+  // concludes, rather than waiting for it, and one conclusion runs at a time, in entity order.
   let prepared: Promise<PreparedPull | undefined> | undefined;
-  for (const [index, definition] of definitions.entries()) {
-    if (options.signal?.aborted) stopReason ??= 'stopped before it finished';
-    if (stopReason) break;
-    const next = definitions[index + 1];
-    const ahead = await prepared;
-    prepared = undefined;
-    const prepareNext = () => {
-      if (next && !options.signal?.aborted)
-        prepared ??= prepareEntityPull(context, next).catch((error: unknown) => {
-          log.warn({ entity: next.name, error: errorMessage(error) }, 'could not plan the next entity ahead');
-          return undefined;
-        });
-    };
-    const pulled = await pullAgainIfConnectionLost(context, definition, ahead, prepareNext);
+  let concluding: { definition: EntityDefinition; result: Promise<EntityPullResult> } | undefined;
+  const record = async (definition: EntityDefinition, pulled: EntityPullResult) => {
     const { outcome, stopRun } = pulled;
     refused ||= pulled.refused;
     outcomes[definition.name] = outcome;
@@ -231,7 +223,44 @@ async function pullAll(context: PullContext, everyDefinition: readonly EntityDef
       stopReason = `gave way (${gaveWay}); the next run goes on where this one stopped`;
     }
     await recordRunProgress(db, runId, countsOf(outcomes), deps.client.requestsMade - requestsAtStart);
+  };
+  /** Waits for the entity concluding aside, and records it. */
+  const concluded = async () => {
+    if (!concluding) return;
+    const { definition, result } = concluding;
+    concluding = undefined;
+    await record(definition, await result);
+  };
+  try {
+    for (const [index, definition] of definitions.entries()) {
+      if (options.signal?.aborted) stopReason ??= 'stopped before it finished';
+      if (stopReason) break;
+      const next = definitions[index + 1];
+      const ahead = await prepared;
+      prepared = undefined;
+      const prepareNext = () => {
+        if (next && !options.signal?.aborted)
+          prepared ??= prepareEntityPull(context, next).catch((error: unknown) => {
+            log.warn({ entity: next.name, error: errorMessage(error) }, 'could not plan the next entity ahead');
+            return undefined;
+          });
+      };
+      let read = await readEntity(context, definition, { prepared: ahead, onRequestsDone: prepareNext });
+      await concluded();
+      if (read.connectionLost && !options.signal?.aborted)
+        read = await readAgain(context, definition, read, prepareNext);
+      // Read to its end and nothing to stop for: the next entity is read while this one concludes.
+      if (read.concludesAside && !read.stopRun && !read.gaveWay && !stopReason && next) {
+        const result = read.conclude();
+        result.catch(() => {}); // awaited by concluded(), after the next entity's reading
+        concluding = { definition, result };
+      } else await record(definition, await read.conclude());
+    }
+  } finally {
+    // A failure elsewhere (the run fails): a conclusion under way is let finish first.
+    if (concluding) await concluding.result.catch(() => {});
   }
+  await concluded();
   // A pull planned ahead and not run (the run stopped): its plan is let finish.
   await prepared;
 
@@ -268,26 +297,31 @@ function stillToPull(
 }
 
 /**
- * Pulls an entity; when a pooled connection that died (an ended backend, a restart) failed one
- * statement, pulls it again on fresh connections. Its pages are upserts, so what was written
- * stays right; the counts of both pulls add up.
+ * After a reading that lost a pooled connection (an ended backend, a restart) on one statement:
+ * concludes it, and reads the entity again on fresh connections. Its pages are upserts, so what
+ * was written stays right; the counts of both pulls add up.
  */
-async function pullAgainIfConnectionLost(
+async function readAgain(
   context: PullContext,
   definition: EntityDefinition,
-  prepared: PreparedPull | undefined,
+  first: ReadPull,
   onRequestsDone: () => void,
-): Promise<EntityPullResult> {
-  const first = await pullEntity(context, definition, { prepared, onRequestsDone });
-  if (!first.connectionLost || context.options.signal?.aborted) return first;
+): Promise<ReadPull> {
+  const firstResult = await first.conclude();
   context.log.warn(
-    { entity: definition.name, error: first.outcome.error },
+    { entity: definition.name, error: firstResult.outcome.error },
     'lost a database connection; pulling the entity again',
   );
-  const again = await pullEntity(context, definition, { onRequestsDone });
-  for (const count of ['inserted', 'updated', 'restored', 'deleted', 'rejected'] as const)
-    again.outcome[count] += first.outcome[count];
-  return again;
+  const again = await readEntity(context, definition, { onRequestsDone });
+  return {
+    ...again,
+    conclude: async () => {
+      const result = await again.conclude();
+      for (const count of ['inserted', 'updated', 'restored', 'deleted', 'rejected'] as const)
+        result.outcome[count] += firstResult.outcome[count];
+      return result;
+    },
+  };
 }
 
 /** The run's status and error, from its entities' outcomes. */
