@@ -4,7 +4,7 @@
  * naming the variable, e.g. `INVOICING_API_URL: must be an http(s) URL ending in /api/v1`.
  */
 import cron from 'node-cron';
-import { z } from 'zod';
+import * as z from 'zod';
 import { ConfigError } from './errors.js';
 import { registerSecret } from './log.js';
 import { ENTITY_NAMES, isEntityName } from './catalog/index.js';

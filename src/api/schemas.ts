@@ -3,7 +3,7 @@
  * Unknown fields are stripped from the typed record but kept in `raw`, the record as received.
  * Write-only inputs (action, overwrite_if_exist, tax_country) are not part of parsed records.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { ENTITIES, entityNamed, wireShape, type EntityName, type EntityOf, type WireShape } from '../catalog/index.js';
 import type { WireItem } from './json-split.js';
 

@@ -5,7 +5,7 @@
  * Kysely row type, the column comments in the database) is derived from this description.
  */
 import type { ColumnType } from 'kysely';
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { w } from './wire.js';
 
 export type SqlType = 'integer' | 'numeric' | 'text' | 'boolean' | 'date' | 'jsonb' | 'timestamptz';

@@ -8,7 +8,7 @@
  * a failure carries the field's path). Converters throw `WireValueError`; the wrapper turns that
  * into a zod issue, so one bad field fails its record and nothing else.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import type { LINE_COLUMNS } from './document-lines.js';
 
 /** Thrown by converters; `path` is relative to the field (e.g. `['line2', 'price']` inside `lines`). */

@@ -4,7 +4,7 @@
  * its name, so a typo never reaches the service as a silently ignored field. Values are taken in
  * the forms the service accepts (booleans as true/"true"/1, numbers as numbers or digit strings).
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import {
   COLLECT_TYPES,
   DISCOUNT_TYPES,

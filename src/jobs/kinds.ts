@@ -5,7 +5,7 @@
  * calls and names the records to re-read.
  */
 import { createHash } from 'node:crypto';
-import { z } from 'zod';
+import * as z from 'zod';
 import { NotFoundError, type InvoicingClient } from '../api/index.js';
 import {
   either,

@@ -6,7 +6,7 @@
  */
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
-import type { z } from 'zod';
+import type * as z from 'zod';
 import type { InvoicingClient } from '../api/index.js';
 import type { Database, JobStatus } from '../db/index.js';
 import type { RefreshTarget } from '../sync/index.js';
