@@ -159,6 +159,13 @@ describe('invoice-mirror daemon', () => {
         }>`select count(*)::int as n from jobs where status = 'queued' or status = 'running'`.execute(db);
         return rows[0]!.n === 0;
       });
+      // Jobs go before the account's pull: the queue can drain before either daemon has synced.
+      await waitFor('a sync run', async () => {
+        const { rows } = await sql<{
+          n: number;
+        }>`select count(*)::int as n from sync_runs where kind = 'sync' and finished_at is not null`.execute(db);
+        return rows[0]!.n > 0;
+      });
       a.child.kill('SIGTERM');
       b.child.kill('SIGTERM');
       expect(await a.exited).toBe(0);
