@@ -48,7 +48,7 @@ import {
   recordCompletePull,
   type PullPlan,
 } from './incremental.js';
-import { keysDiffering, keysToMerge, storedHashes, touchSeen } from './merge.js';
+import { analyzeFilled, keysDiffering, keysToMerge, storedHashes, touchSeen } from './merge.js';
 import { PageWriter, refusedIssue } from './page-writer.js';
 import { keysWithIssues, recordIssues, resolveIssues } from './rejected.js';
 import { dropCursor, saveCursor, type PassCursor, type PassUnderWay } from './resume.js';
@@ -84,6 +84,8 @@ export interface EntityPullResult {
 
 /** How often an unchanged row's `last_seen_at` is refreshed (see touchSeen). */
 const LAST_SEEN_RESOLUTION_HOURS = 24;
+/** Records inserted into an empty table from which its key columns are analyzed (see analyzeFilled). */
+const ANALYZE_AFTER_FILLING = 1_000;
 /** How often a full pull saves where it is (what a kill loses at most). */
 const SAVE_CURSOR_EVERY_MS = 10_000;
 
@@ -600,6 +602,8 @@ class EntityPull {
     if (this.planned.plan.mode === 'incremental') await this.concludeIncremental();
     else await this.concludeFull();
     if (this.resumable) await dropCursor(this.context.db, this.context.accountId, this.entity);
+    if (this.planned.tableWasEmpty && this.outcome.inserted >= ANALYZE_AFTER_FILLING)
+      await analyzeFilled(this.context.db, this.definition);
   }
 
   /** Only what can have changed was read: nothing is swept, and issues of records not read stay. */

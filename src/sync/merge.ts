@@ -79,8 +79,10 @@ classified as not materialized (
 ),`
       : `
 previous as (
+  -- The keys as an array: an index condition, so each is looked up, whatever the statistics say
+  -- ("in (select …)" was planned as a scan of all the account's rows while their statistics were fresh).
   select t.${key} as key, t.raw, t.deleted_at from ${table} t
-  where t.account_id = $3::int and t.${key} in (select ${key} from incoming)
+  where t.account_id = $3::int and t.${key} = any(array(select ${key} from incoming))
 ),
 written as (
   insert into ${table} as t (account_id, ${names.join(', ')}, raw, raw_hash)
@@ -269,6 +271,7 @@ function linesSql(definition: EntityDefinition, mode: WriteMode): string {
 lines_trimmed as (
   delete from document_lines d using relined r
   where d.account_id = $3::int and d.document_type = ${type} and d.document_id = r.key
+    and d.document_id = any(array(select key from relined)) -- an index condition (see previous)
     and d.position > jsonb_array_length(r.lines)
 )`,
         }
@@ -391,4 +394,16 @@ export async function touchSeen(
     )
     select count(*)::int as touched from touched`.execute(db);
   return Number(result.rows[0]?.touched ?? 0);
+}
+
+/**
+ * Statistics for the columns a pull's statements select by, after a pull filled the entity's
+ * empty table: until autovacuum analyzes it (never, where autovacuum is off) the planner takes the
+ * table for empty, and the merges of the next pulls scanned every row of the account (and every
+ * line of its documents) to find a few keys: 20–40 ms a statement instead of 2–5. Only these
+ * columns, for speed: about 20 ms for 10,000 records, where the whole table takes 100–180.
+ */
+export async function analyzeFilled(db: Kysely<Database>, definition: EntityDefinition): Promise<void> {
+  await sql`analyze ${sql.table(definition.name)} (account_id, ${sql.ref(definition.key)})`.execute(db);
+  if (definition.documentType) await sql`analyze document_lines (account_id, document_type, document_id)`.execute(db);
 }
