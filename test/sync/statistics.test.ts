@@ -1,0 +1,46 @@
+/**
+ * A pull that fills an empty table leaves statistics on the columns its statements select by, so
+ * that the next pulls' merges look keys up through the index even where autovacuum has not
+ * analyzed the table yet (or never does: it may be off). A small fill leaves the table alone.
+ */
+import { sql } from 'kysely';
+import { describe, expect, it } from 'vitest';
+import { runSync } from '../../src/sync/index.js';
+import { useSandbox } from '../support/sandbox.js';
+import { useTestDatabase } from '../support/test-database.js';
+
+const database = useTestDatabase();
+const env = useSandbox({ perEntity: { clients: 1_100, products: 10, quotations: 1_050 } }, { pageSize: 500 });
+
+const db = () => database.current.handle.db;
+
+/** The columns of `table` the planner has statistics for. */
+async function columnsWithStatistics(table: string): Promise<string[]> {
+  const { rows } = await sql<{ attname: string }>`
+    select attname from pg_stats where schemaname = current_schema() and tablename = ${table} order by attname`.execute(
+    db(),
+  );
+  return rows.map((row) => row.attname);
+}
+
+describe('statistics after a fill', () => {
+  it('a fill of 1,000 records or more analyzes the key columns of its table and of the lines; a small one does not', async () => {
+    for (const table of ['clients', 'products', 'quotations', 'document_lines'])
+      expect(await columnsWithStatistics(table)).toEqual([]);
+
+    const outcome = await runSync(
+      { db: db(), client: env.client, accountId: database.current.accountId, schema: database.current.schema },
+      { kind: 'backfill', entities: ['clients', 'products', 'quotations'] },
+    );
+    expect(outcome.status).toBe('succeeded');
+    expect(outcome.entities.clients?.inserted).toBe(1_100);
+
+    // (Contained, not equal: autovacuum, where it runs, may analyze every column meanwhile.)
+    expect(await columnsWithStatistics('clients')).toEqual(expect.arrayContaining(['account_id', 'clientnr']));
+    expect(await columnsWithStatistics('quotations')).toEqual(expect.arrayContaining(['account_id', 'id']));
+    expect(await columnsWithStatistics('document_lines')).toEqual(
+      expect.arrayContaining(['account_id', 'document_id', 'document_type']),
+    );
+    expect(await columnsWithStatistics('products')).toEqual([]);
+  });
+});
