@@ -13,8 +13,8 @@
  * quoted (`5` or `"5"`: the service sends ids as strings), the field named without escapes, its
  * last occurrence (as JSON.parse would have it). The key is null where only parsing can tell
  * (another string, a fraction, an escaped field name, no such field, an element that is not an
- * object). One pass over the bytes instead of two: on a no-change sync this scan is most of the
- * work left.
+ * object). One pass over the bytes instead of two: on a no-change sync this scan is among the
+ * larger costs left, beside md5 and garbage collection.
  *
  * Returns each element's start and end (exclusive), in pairs, and the keys; or null when the bytes
  * are not an array of objects and arrays (the caller then falls back to plain parsing); never
