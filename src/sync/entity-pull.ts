@@ -121,6 +121,8 @@ export interface ReadPull {
    * while this one concludes on the run's connection (see pullAll in run.ts).
    */
   readonly concludesAside: boolean;
+  /** Settles once the pages it read are stored (or could not be): a run that fails meanwhile waits for it. */
+  readonly stored: Promise<void>;
   /** Concludes it (see the phases above) on the run's connection. */
   conclude(): Promise<EntityPullResult>;
 }
@@ -145,6 +147,7 @@ export async function readEntity(
     connectionLost: pull.connectionLost,
     gaveWay: pull.gaveWay,
     concludesAside: pull.readsAside,
+    stored: pull.stored,
     conclude: async () => {
       await pull.finish();
       return {
@@ -315,6 +318,8 @@ class EntityPull {
   /** The pass's pages and records before this pull, and when its cursor was last saved. */
   private readonly before: { pages: number; fetched: number };
   private cursorSavedAt = performance.now();
+  /** The last pages being stored while the next entity is read (see read). */
+  private storing: Promise<void> | undefined;
 
   constructor(
     private readonly context: PullContext,
@@ -343,6 +348,11 @@ class EntityPull {
     );
   }
 
+  /** Settles once the pages read are stored (or could not be), whatever comes of it. */
+  get stored(): Promise<void> {
+    return (this.storing ?? Promise.resolve()).catch(() => {});
+  }
+
   /** Whether the reading phase leaves the run's own connection alone (see readDb). */
   get readsAside(): boolean {
     return this.readDb !== this.context.db;
@@ -350,19 +360,25 @@ class EntityPull {
 
   /**
    * Reads and stores the lists (and what changes). A failure while reading stops the reading (the
-   * writes in flight are awaited); a pull stopped early saves where it stands.
+   * writes in flight are awaited); a pull stopped early saves where it stands. A pull that read
+   * every list to its end stores its last pages while the next entity is read (`finish` waits for
+   * them): a sync where records changed writes them when its list ends.
    */
   async read(onRequestsDone?: () => void): Promise<void> {
     try {
       await this.readLists();
       const readAll = !this.stoppedEarly && this.unfinishedList() === undefined;
       if (this.planned.plan.mode === 'incremental' && readAll) await this.readChanging();
-      if (readAll && !this.stoppedEarly) onRequestsDone?.();
-      await this.writer.finish();
+      if (readAll && !this.stoppedEarly) {
+        onRequestsDone?.();
+        this.storing = this.store();
+        this.storing.catch(() => {}); // awaited by finish, or by `stored` when the run fails first
+        return;
+      }
     } catch (error) {
-      await this.writer.settle();
       this.failed(error);
     }
+    await this.store();
     // Stopped early with every page read so far stored: the pass goes on from here next time.
     // (Not after a lost connection: the run's own one may be the one lost.)
     if (this.unfinishedList() && !this.writer.failed && !this.connectionLost)
@@ -372,12 +388,26 @@ class EntityPull {
           'could not save where the pull stands',
         ),
       );
+  }
+
+  /**
+   * Waits for the page writes (a failure among them is the pull's: the writer already tried a lost
+   * connection twice more), then takes their counts and records the issues they met.
+   */
+  private async store(): Promise<void> {
+    if (this.outcome.error) await this.writer.settle();
+    else
+      await this.writer.finish().catch(async (error: unknown) => {
+        await this.writer.settle();
+        this.failed(error);
+      });
     Object.assign(this.outcome, this.writer.counts);
     await this.recordPendingIssues();
   }
 
   /** After `read`: only a pull that read every list to its end is concluded; then its problems. */
   async finish(): Promise<void> {
+    await this.storing;
     if (this.learnedCap !== null) await rememberCap(this.context, this.entity, this.learnedCap);
     const listComplete = !this.outcome.error && !this.stoppedEarly && this.unfinishedList() === undefined;
     if (listComplete && this.unidentified === 0) await this.conclude();

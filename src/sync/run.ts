@@ -246,7 +246,11 @@ async function pullAll(context: PullContext, everyDefinition: readonly EntityDef
           });
       };
       let read = await readEntity(context, definition, { prepared: ahead, onRequestsDone: prepareNext });
-      await concluded();
+      // The entity before failed to conclude: the run fails, once this one's last pages are stored.
+      await concluded().catch(async (error: unknown) => {
+        await read.stored;
+        throw error;
+      });
       if (read.connectionLost && !options.signal?.aborted)
         read = await readAgain(context, definition, read, prepareNext);
       // Read to its end and nothing to stop for: the next entity is read while this one concludes.
