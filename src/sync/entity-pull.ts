@@ -205,23 +205,20 @@ async function planEntityPull(
   definition: EntityDefinition,
 ): Promise<PlannedPull> {
   const entity = definition.name;
-  const { rows: clock } = await sql<{ now: Date }>`select clock_timestamp() as now`.execute(db);
   const began = performance.now();
-  const [{ rows: emptiness }, planned, cap] = await Promise.all([
-    sql<{
-      empty: boolean;
-    }>`select not exists (select 1 from ${sql.table(entity)} where account_id = ${accountId}) as empty`.execute(db),
+  // The clock, whether the table is empty and the cap on `count`: one statement, as each costs a
+  // round trip and its planning on every pull of every account.
+  const [{ rows: found }, planned] = await Promise.all([
+    sql<{ now: Date; empty: boolean; cap: number | null }>`
+      select clock_timestamp() as now,
+        not exists (select 1 from ${sql.table(entity)} where account_id = ${accountId}) as empty,
+        (select max_count from list_caps where account_id = ${accountId} and list = ${entity}) as cap`.execute(db),
     planPull(db, accountId, definition, {
       full: options.kind === 'backfill' || options.full === true,
       reconcileAfterHours: deps.reconcileAfterHours ?? DEFAULT_RECONCILE_HOURS,
     }),
-    db
-      .selectFrom('list_caps')
-      .select('max_count')
-      .where('account_id', '=', accountId)
-      .where('list', '=', entity)
-      .executeTakeFirst(),
   ]);
+  const state = found[0]!;
   const resumed = pass?.cursors.get(entity) ?? null;
   // A pass under way goes on, whatever this pull would otherwise be.
   const plan: PullPlan = resumed ? { mode: 'full', reason: 'going on with its pass' } : planned;
@@ -233,16 +230,16 @@ async function planEntityPull(
   if (plan.mode === 'full' && definition.incremental)
     log.info({ entity, reason: plan.reason }, 'full, reconciling pull');
   const expected = options.onProgress && plan.mode === 'full' ? await expectedRecords(db, accountId, entity) : null;
-  const tableWasEmpty = resumed?.tableWasEmpty ?? emptiness[0]!.empty;
+  const tableWasEmpty = resumed?.tableWasEmpty ?? state.empty;
   const comparison = tableWasEmpty ? null : compareWith(db, accountId, definition);
   // Awaited with the first page; until then (or if the pull fails first) a failure is not unhandled.
   comparison?.catch(() => {});
   return {
     plan,
-    startedAt: resumed?.passStartedAt ?? clock[0]!.now,
+    startedAt: resumed?.passStartedAt ?? state.now,
     began,
     tableWasEmpty,
-    knownCap: cap?.max_count ?? null,
+    knownCap: state.cap === null ? null : Number(state.cap),
     comparison,
     expected,
     resumed,

@@ -73,25 +73,27 @@ export async function sweepWithSafeguard(
     toHold = missing.filter((key) => !confirmed.has(key));
   }
   const deleted = await markKeysDeleted(db, accountId, definition, toDelete, runId);
-  await db.transaction().execute(async (trx) => {
-    // Those still held keep the time they were first held; the rest leave the hold.
-    await trx
-      .deleteFrom('held_deletes')
-      .where('account_id', '=', accountId)
-      .where('entity', '=', entity)
-      .where(sql<boolean>`not (entity_id::int = any(${sql`${toHold}::int[]`}))`)
-      .execute();
-    const added = toHold.filter((key) => !heldBefore.has(key));
-    if (added.length > 0) {
+  // Nothing was held and nothing is: no hold to update (only a sweep adds one, under the run's lock).
+  if (heldBefore.size > 0 || toHold.length > 0)
+    await db.transaction().execute(async (trx) => {
+      // Those still held keep the time they were first held; the rest leave the hold.
       await trx
-        .insertInto('held_deletes')
-        .columns(['account_id', 'entity', 'entity_id', 'run_id'])
-        .expression(
-          sql`select ${accountId}::int, ${entity}, key::text, ${runId}::bigint from unnest(${sql`${added}::int[]`}) as held(key)`,
-        )
+        .deleteFrom('held_deletes')
+        .where('account_id', '=', accountId)
+        .where('entity', '=', entity)
+        .where(sql<boolean>`not (entity_id::int = any(${sql`${toHold}::int[]`}))`)
         .execute();
-    }
-  });
+      const added = toHold.filter((key) => !heldBefore.has(key));
+      if (added.length > 0) {
+        await trx
+          .insertInto('held_deletes')
+          .columns(['account_id', 'entity', 'entity_id', 'run_id'])
+          .expression(
+            sql`select ${accountId}::int, ${entity}, key::text, ${runId}::bigint from unnest(${sql`${added}::int[]`}) as held(key)`,
+          )
+          .execute();
+      }
+    });
   if (toHold.length > 0) {
     log.warn(
       { entity, held: toHold.length, live, runId },
