@@ -14,15 +14,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startSandboxChild } from './sandbox-child.mjs';
+import { benchDatabaseUrl } from './database-url.mjs';
 
 const cli = fileURLToPath(new URL('../dist/cli/cli.js', import.meta.url));
-const databaseUrl = process.env.DATABASE_URL;
-if (!databaseUrl) {
-  console.error(
-    'bench/accounts.mjs: set DATABASE_URL to a local Postgres, e.g. postgres://postgres@127.0.0.1:5432/postgres',
-  );
-  process.exit(2);
-}
+const databaseUrl = benchDatabaseUrl(import.meta.url);
 const sizes = (process.env.BENCH_ACCOUNTS ?? '1,10,100').split(',').map(Number);
 const records = Number(process.env.BENCH_RECORDS ?? 1000);
 const latencyMs = Number(process.env.BENCH_LATENCY_MS ?? 0);

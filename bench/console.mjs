@@ -14,13 +14,10 @@ import { migrate, openDatabase } from '../dist/src/db/index.js';
 import { setLogLevel } from '../dist/src/log.js';
 import { startSandbox } from '../dist/src/sandbox/index.js';
 import { runSync } from '../dist/src/sync/index.js';
+import { benchDatabaseUrl } from './database-url.mjs';
 
 setLogLevel('warn');
-const databaseUrl = process.env.DATABASE_URL;
-if (!databaseUrl) {
-  console.error('bench/console.mjs: set DATABASE_URL to a local Postgres');
-  process.exit(2);
-}
+const databaseUrl = benchDatabaseUrl(import.meta.url);
 const records = Number(process.env.BENCH_RECORDS ?? 100_000);
 const jobs = Number(process.env.BENCH_JOBS ?? 5_000);
 const rounds = Number(process.env.BENCH_ROUNDS ?? 5);

@@ -24,15 +24,10 @@ import { setLogLevel } from '../dist/src/log.js';
 import { runSync } from '../dist/src/sync/index.js';
 import { Deliverer } from '../dist/src/webhooks/deliver.js';
 import { startSandboxChild } from './sandbox-child.mjs';
+import { benchDatabaseUrl } from './database-url.mjs';
 
 setLogLevel(process.env.LOG_LEVEL ?? 'warn');
-const databaseUrl = process.env.DATABASE_URL;
-if (!databaseUrl) {
-  console.error(
-    'bench/events.mjs: set DATABASE_URL to a local Postgres, e.g. postgres://postgres@127.0.0.1:5432/postgres',
-  );
-  process.exit(2);
-}
+const databaseUrl = benchDatabaseUrl(import.meta.url);
 const records = Number(process.env.BENCH_RECORDS ?? 25000);
 const changes = Number(process.env.BENCH_CHANGES ?? 10000);
 const rounds = Number(process.env.BENCH_ROUNDS ?? 5);

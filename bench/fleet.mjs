@@ -13,13 +13,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startSandboxChild } from './sandbox-child.mjs';
+import { benchDatabaseUrl } from './database-url.mjs';
 
 const cli = fileURLToPath(new URL('../dist/cli/cli.js', import.meta.url));
-const databaseUrl = process.env.DATABASE_URL;
-if (!databaseUrl) {
-  console.error('bench/fleet.mjs: set DATABASE_URL to a local Postgres');
-  process.exit(2);
-}
+const databaseUrl = benchDatabaseUrl(import.meta.url);
 const env = (name, fallback) => process.env[name] ?? fallback;
 const ACCOUNTS = Number(env('BENCH_ACCOUNTS', 1000));
 const RECORDS = Number(env('BENCH_RECORDS', 200));

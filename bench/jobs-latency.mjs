@@ -20,12 +20,9 @@ import { JobRunner } from '../dist/src/jobs/index.js';
 import { setLogLevel } from '../dist/src/log.js';
 import { startSandbox } from '../dist/src/sandbox/index.js';
 import { runSync } from '../dist/src/sync/index.js';
+import { benchDatabaseUrl } from './database-url.mjs';
 
-const url = process.env.DATABASE_URL;
-if (!url) {
-  console.error('set DATABASE_URL (a Postgres database the user may create schemas in)');
-  process.exit(2);
-}
+const url = benchDatabaseUrl(import.meta.url);
 const N = Number(process.env.BENCH_JOBS ?? 50);
 const SEND_MS = Number(process.env.BENCH_SEND_MS ?? 100);
 setLogLevel('warn');

@@ -19,6 +19,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { request } from 'undici';
 import { startSandboxChild } from './sandbox-child.mjs';
+import { benchDatabaseUrl } from './database-url.mjs';
 
 const cli = fileURLToPath(new URL('../dist/cli/cli.js', import.meta.url));
 const here = fileURLToPath(import.meta.url);
@@ -35,13 +36,7 @@ if (process.argv[2] === 'floor') {
   process.exit(0);
 }
 
-const databaseUrl = process.env.DATABASE_URL;
-if (!databaseUrl) {
-  console.error(
-    'bench/perf.mjs: set DATABASE_URL to a local Postgres, e.g. postgres://postgres@127.0.0.1:5432/postgres',
-  );
-  process.exit(2);
-}
+const databaseUrl = benchDatabaseUrl(import.meta.url);
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
 const list = (name, fallback) => (process.env[name] ?? fallback).split(',').filter(Boolean);
 const CASES = {

@@ -20,15 +20,10 @@ import { limitHeapGrowth } from '../dist/src/heap.js';
 import { setLogLevel } from '../dist/src/log.js';
 import { runSync } from '../dist/src/sync/index.js';
 import { DEFINITIONS as ENTITIES, toStagedRow } from '../dist/src/sync/entities.js';
+import { benchDatabaseUrl } from './database-url.mjs';
 
 setLogLevel(process.env.LOG_LEVEL ?? 'warn');
-const databaseUrl = process.env.DATABASE_URL;
-if (!databaseUrl) {
-  console.error(
-    'bench/sync.mjs: set DATABASE_URL to a local Postgres, e.g. postgres://postgres@127.0.0.1:5432/postgres',
-  );
-  process.exit(2);
-}
+const databaseUrl = benchDatabaseUrl(import.meta.url);
 const perEntity = Number(process.env.BENCH_PER_ENTITY ?? 20000);
 const pageSize = Number(process.env.BENCH_PAGE_SIZE ?? 500);
 const naiveRecords = Number(process.env.BENCH_NAIVE_RECORDS ?? 10000);
