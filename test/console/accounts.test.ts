@@ -6,17 +6,16 @@
  * The overview is photographed at 1280×800 into test-output/screenshots/.
  */
 import { mkdirSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
 import { Command } from 'commander';
 import { sql } from 'kysely';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ensureDefaultAccount } from '../../src/accounts/store.js';
 import { registerStatusCommand } from '../../src/commands/status.js';
-import { consoleListener, createConsoleApp } from '../../src/console/index.js';
+import { createConsoleApp } from '../../src/console/index.js';
 import { jsonb } from '../../src/db/index.js';
-import { findChromium, widerThanWindow } from '../support/browser.js';
+import { findChromium, serveConsole, widerThanWindow } from '../support/browser.js';
 import { useTestDatabase } from '../support/test-database.js';
 
 const SHOTS = new URL('../../test-output/screenshots/', import.meta.url).pathname;
@@ -212,9 +211,7 @@ describe.skipIf(!CHROMIUM)('the account switcher, in Chromium', () => {
   let base: string;
   beforeAll(async () => {
     mkdirSync(SHOTS, { recursive: true });
-    server = createServer(consoleListener({ db: database.current.handle.db, settings, maxAttempts: 1, worker: true }));
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    ({ server, base } = await serveConsole(database.current.handle.db, { inDaemon: false }));
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu'] });
     page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
     page.setDefaultTimeout(5000);

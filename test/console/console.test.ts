@@ -7,18 +7,17 @@
  */
 import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
 import { sql } from 'kysely';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ENTITY_NAMES, invoiceOpenSql, REPORTS } from '../../src/catalog/index.js';
 import { jsonb } from '../../src/db/index.js';
-import { consoleListener, createConsoleApp, NO_WORKER_NOTE } from '../../src/console/index.js';
+import { createConsoleApp, NO_WORKER_NOTE } from '../../src/console/index.js';
 import { chart } from '../../src/console/layout.js';
 import { logger } from '../../src/log.js';
-import { findChromium, widerThanWindow } from '../support/browser.js';
+import { findChromium, serveConsole, widerThanWindow } from '../support/browser.js';
 import { CLI_PATH } from '../support/cli.js';
 import { useJobsEnv } from '../jobs/helpers.js';
 
@@ -34,12 +33,7 @@ let page: Page;
 beforeAll(async () => {
   if (!CHROMIUM) return;
   mkdirSync(SHOTS, { recursive: true });
-  const settings = { inDaemon: true, user: 'admin', password: undefined, token: undefined };
-  server = createServer(
-    consoleListener({ db: env.database.current.handle.db, settings, maxAttempts: 1, worker: true }),
-  );
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  ({ server, base } = await serveConsole(env.database.current.handle.db));
   browser = await chromium.launch({
     executablePath: CHROMIUM,
     args: [

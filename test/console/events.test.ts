@@ -4,16 +4,14 @@
  * button (a POST through the console's CSRF check). No page shows a signing secret.
  */
 import { mkdirSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
 import { sql } from 'kysely';
 import pino from 'pino';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { consoleListener } from '../../src/console/index.js';
 import { Deliverer } from '../../src/webhooks/deliver.js';
 import { addSubscription } from '../../src/webhooks/subscriptions.js';
-import { findChromium, widerThanWindow } from '../support/browser.js';
+import { findChromium, serveConsole, widerThanWindow } from '../support/browser.js';
 import { useTestDatabase } from '../support/test-database.js';
 import { startReceiver, type Receiver } from '../webhooks/receiver.js';
 
@@ -34,10 +32,7 @@ beforeAll(async () => {
   mkdirSync(SHOTS, { recursive: true });
   receiver = await startReceiver();
   receiver.answer = () => 500;
-  const settings = { inDaemon: true, user: 'admin', password: undefined, token: undefined };
-  server = createServer(consoleListener({ db: db(), settings, maxAttempts: 1, worker: true }));
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  ({ server, base } = await serveConsole(db()));
   browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu'] });
   page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
 

@@ -5,7 +5,12 @@
  * the console: `.ci/run` installs Debian's chromium).
  */
 import { existsSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Kysely } from 'kysely';
 import { chromium, type Page } from 'playwright-core';
+import { consoleListener } from '../../src/console/index.js';
+import type { Database } from '../../src/db/index.js';
 
 const CANDIDATES = ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome', '/snap/bin/chromium'];
 
@@ -58,4 +63,18 @@ export async function widerThanWindow(
   }
   await page.setViewportSize({ width: 1280, height: 800 });
   return overflowing;
+}
+
+/**
+ * The console with its worker, signed in as `admin` without a password, on a free port of
+ * 127.0.0.1 (as the daemon serves it with `inDaemon`): its server, to close, and its base URL.
+ */
+export async function serveConsole(
+  db: Kysely<Database>,
+  { inDaemon = true }: { inDaemon?: boolean } = {},
+): Promise<{ server: Server; base: string }> {
+  const settings = { inDaemon, user: 'admin', password: undefined, token: undefined };
+  const server = createServer(consoleListener({ db, settings, maxAttempts: 1, worker: true }));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { server, base: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
 }
