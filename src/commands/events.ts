@@ -5,7 +5,7 @@
  * src/events/store.ts, and that end announces nothing).
  */
 import type { Command } from 'commander';
-import { accountsNamed } from '../accounts/store.js';
+import { accountScope } from '../reports/scope.js';
 import { EVENT_TYPE_NAMES } from '../catalog/index.js';
 import { UsageError } from '../errors.js';
 import { eventJson, eventsChannel, isEventId, readEvents } from '../events/store.js';
@@ -37,8 +37,7 @@ export function registerEventsCommand(command: Command): void {
             `--type: unknown event type ${unknown.join(', ')}; the types are: ${EVENT_TYPE_NAMES.join(', ')}`,
           );
         const { db } = app.database;
-        const named = options.account.length > 0 ? await accountsNamed(db, options.account) : null;
-        const scope = named ? { ids: named.map((account) => account.id) } : ('all' as const);
+        const scope = await accountScope(db, options.account);
         let after = options.after ?? null;
         const printAll = async (): Promise<number> => {
           for (;;) {

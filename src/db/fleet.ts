@@ -3,6 +3,7 @@
  * being worked on, accounts overdue, and parked accounts with why. For `status` and `/metrics`.
  */
 import { sql, type Kysely } from 'kysely';
+import { PULLS } from './runs.js';
 import type { Database } from './schema.js';
 import { inScope, type AccountScope } from './scope.js';
 
@@ -25,7 +26,7 @@ export interface FleetStatus {
 export async function pullAges(db: Kysely<Database>): Promise<(number | null)[]> {
   const { rows } = await sql<{ age: number | null }>`
     select (select extract(epoch from now() - max(r.finished_at))::float8 from sync_runs r
-             where r.account_id = a.id and r.kind in ('backfill', 'sync') and r.status = 'succeeded') as age
+             where r.account_id = a.id and r.kind = any(${sql.val(PULLS)}::text[]) and r.status = 'succeeded') as age
       from accounts a where a.state = 'active'`.execute(db);
   return rows.map((row) => row.age);
 }
@@ -46,7 +47,7 @@ export async function fleetStatus(
                and (l.parked_until is null or l.parked_until <= now()))::int as overdue,
            (select count(*) from accounts a
              where ${inScope(scope, 'a.id')} and a.state = 'active'
-               and not exists (select from sync_runs r where r.account_id = a.id and r.kind in ('backfill', 'sync')
+               and not exists (select from sync_runs r where r.account_id = a.id and r.kind = any(${sql.val(PULLS)}::text[])
                                  and r.status = 'succeeded'))::int as never_complete`.execute(db);
   const parked = await sql<{ account: string; until: Date; reason: string | null }>`
     select a.name as account, l.parked_until as until, l.parked_reason as reason

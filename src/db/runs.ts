@@ -15,7 +15,7 @@ import type { Database, SyncRunKind, SyncRunStatus } from './schema.js';
 import { inScope, type AccountScope } from './scope.js';
 
 /** The kinds of run that pull lists (a refresh reads single records for a job). */
-const PULLS: readonly SyncRunKind[] = ['backfill', 'sync'];
+export const PULLS: readonly SyncRunKind[] = ['backfill', 'sync'];
 
 export async function startRun(
   db: Kysely<Database>,

@@ -23,7 +23,7 @@ import type { Database } from './schema.js';
 export type Exclusive = <T>(attempt: () => Promise<T>) => Promise<T>;
 
 /** The longest a run of requests holds the lock before giving it back and taking it again. */
-export const HOLD_MS = 1_000;
+const HOLD_MS = 1_000;
 
 /** The lock as held: since when, how to give it back, and the end of its connection's use. */
 interface Held {
@@ -37,7 +37,7 @@ interface Held {
  * request runs, the request's answer still counts: the lock ended with the session, giving it
  * back fails harmlessly, and it is taken again on another connection by the next run of requests.
  */
-export function serviceLock(database: DatabaseHandle, accountId: number, holdMs = HOLD_MS): Exclusive {
+export function serviceLock(database: DatabaseHandle, accountId: number): Exclusive {
   const key = lockKey(database.schema, 'service', accountId);
   let held: Promise<Held> | null = null;
   let idle: NodeJS.Immediate | undefined;
@@ -52,7 +52,7 @@ export function serviceLock(database: DatabaseHandle, accountId: number, holdMs 
   return async (attempt) => {
     if (idle) clearImmediate(idle);
     idle = undefined;
-    if (held && performance.now() - (await held.catch(() => ({ since: -Infinity }))).since > holdMs) await letGo(held);
+    if (held && performance.now() - (await held.catch(() => ({ since: -Infinity }))).since > HOLD_MS) await letGo(held);
     const holding = (held ??= take(database.db, key));
     try {
       await holding;

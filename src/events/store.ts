@@ -7,6 +7,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../db/index.js';
 import { inScope, type AccountScope } from '../db/scope.js';
+import { PER_TRANSACTION } from './triggers.js';
 
 export interface EventRow {
   /** Text: ids pass 2^53 on a database that has run 537 million transactions. */
@@ -41,7 +42,7 @@ export async function readEvents(db: Kysely<Database>, query: EventQuery): Promi
     select e.id::text as id, a.name as account, e.type, e.occurred_at, e.entity, e.record_id, e.body
       from events e join accounts a on a.id = e.account_id
      where e.id > ${query.after ?? '0'}::bigint
-       and e.id < pg_snapshot_xmin(pg_current_snapshot())::text::bigint * 16777216
+       and e.id < pg_snapshot_xmin(pg_current_snapshot())::text::bigint * ${sql.lit(PER_TRANSACTION)}
        and ${inScope(query.scope, 'e.account_id')}
        and (${types}::text[] is null or e.type = any(${types}::text[]))
      order by e.id ${sql.raw(query.newestFirst ? 'desc' : 'asc')}

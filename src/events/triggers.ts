@@ -25,11 +25,11 @@ import { EVENT_BULKY_FIELDS, EVENT_KEY_FIELDS, EVENT_TYPES } from '../catalog/in
 import { quoteLiteral } from '../db/quote.js';
 
 /** Per transaction: how many event ids it has taken (a transaction-local setting). */
-export const EVENTS_USED_SETTING = 'invoice_mirror.events_used';
+const EVENTS_USED_SETTING = 'invoice_mirror.events_used';
 /** Set to `on` on the sessions of a process with EVENTS_ON_BACKFILL. */
 export const EVENTS_ON_BACKFILL_SETTING = 'invoice_mirror.events_on_backfill';
 /** The events a transaction may write: 2^24. */
-const PER_TRANSACTION = 16_777_216;
+export const PER_TRANSACTION = 16_777_216;
 
 const textArray = (values: readonly string[]) => `array[${values.map(quoteLiteral).join(', ')}]::text[]`;
 

@@ -43,7 +43,7 @@ export function isPrivateAddress(address: string): boolean {
   return BLOCKED.check(address, 'ipv6');
 }
 
-export class PrivateAddressError extends Error {}
+class PrivateAddressError extends Error {}
 
 const refusal = (host: string, address: string) =>
   new PrivateAddressError(

@@ -70,7 +70,7 @@ interface Outcome {
 }
 
 /** What a receiver gets: Standard Webhooks' `type`, `timestamp` and `data`, plus the event's id and account. */
-export function payloadOf(event: {
+function payloadOf(event: {
   event_id: string;
   type: string;
   occurred_at: Date;

@@ -13,7 +13,7 @@ export function newWebhookSecret(): string {
   return PREFIX + randomBytes(32).toString('base64');
 }
 
-export function signatureOf(secret: string, id: string, timestamp: number, body: string): string {
+function signatureOf(secret: string, id: string, timestamp: number, body: string): string {
   const key = Buffer.from(secret.startsWith(PREFIX) ? secret.slice(PREFIX.length) : secret, 'base64');
   return `v1,${createHmac('sha256', key).update(`${id}.${timestamp}.${body}`).digest('base64')}`;
 }

@@ -91,20 +91,20 @@ export async function listSubscriptions(db: Kysely<Database>, id?: number): Prom
   return rows;
 }
 
-export async function subscriptionNamed(db: Kysely<Database>, id: number): Promise<Subscription> {
-  const [found] = await listSubscriptions(db, id);
+/** Refuses an id no subscription has (one row read, not the delivery counts of listSubscriptions). */
+async function subscriptionMustExist(db: Kysely<Database>, id: number): Promise<void> {
+  const found = await db.selectFrom('webhook_subscriptions').select('id').where('id', '=', id).executeTakeFirst();
   if (!found) throw new RunError(`no webhook ${id} (invoice-mirror webhooks list shows them)`);
-  return found;
 }
 
 export async function removeSubscription(db: Kysely<Database>, id: number): Promise<void> {
-  await subscriptionNamed(db, id);
+  await subscriptionMustExist(db, id);
   await db.deleteFrom('webhook_subscriptions').where('id', '=', id).execute();
 }
 
 /** Pauses deliveries to a subscription (by a person, or after a day of failures): they wait, none is lost. */
 export async function pauseSubscription(db: Kysely<Database>, id: number, reason: string): Promise<void> {
-  await subscriptionNamed(db, id);
+  await subscriptionMustExist(db, id);
   await db
     .updateTable('webhook_subscriptions')
     .set({ state: 'paused', state_reason: reason, state_changed_at: sql`now()` })
@@ -140,7 +140,7 @@ export async function repairChains(db: Kysely<Database>, subscriptionId?: number
 
 /** Resumes a subscription: what waited is sent at once, its delays starting again from the first. */
 export async function resumeSubscription(db: Kysely<Database>, id: number): Promise<number> {
-  await subscriptionNamed(db, id);
+  await subscriptionMustExist(db, id);
   return db.transaction().execute(async (trx) => {
     await trx
       .updateTable('webhook_subscriptions')
@@ -164,7 +164,7 @@ export async function resumeSubscription(db: Kysely<Database>, id: number): Prom
  * deliveries due now; one already delivered is sent again, with the same webhook-id.
  */
 export async function replayEvents(db: Kysely<Database>, id: number, afterEventId: string): Promise<number> {
-  await subscriptionNamed(db, id);
+  await subscriptionMustExist(db, id);
   const { rows } = await sql<{ n: number }>`
     with wanted as (
       select e.account_id, s.id as subscription_id, e.id as event_id, e.entity, e.record_id
@@ -223,7 +223,7 @@ export interface DeliveryRow {
 
 /** The newest deliveries of a subscription, with their last attempt. */
 export async function listDeliveries(db: Kysely<Database>, id: number, limit = 50): Promise<DeliveryRow[]> {
-  await subscriptionNamed(db, id);
+  await subscriptionMustExist(db, id);
   const { rows } = await sql<DeliveryRow>`
     select d.id, d.event_id::text as event_id, e.type, a.name as account, d.entity, d.record_id, d.state, d.attempts,
            d.due_at, d.delivered_at, t.attempted_at as last_attempt_at, t.status as last_status, t.error as last_error,
