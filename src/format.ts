@@ -4,8 +4,11 @@
  * The table is laid out by what a terminal shows, not by UTF-16 code units: a CJK character or an
  * emoji takes two columns, a combining accent none (string-width knows the Unicode tables), and a
  * cell is cut between grapheme clusters (Intl.Segmenter), never inside a character.
+ *
+ * string-width and the segmenter are loaded when a table first holds text other than printable
+ * ASCII: building their Unicode tables takes about 25 ms, which every command paid at its start
+ * (most print only ASCII, and `sync` runs by the thousand in a fleet).
  */
-import stringWidth from 'string-width';
 export const OUTPUT_FORMATS = ['table', 'csv', 'json'] as const;
 export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
 
@@ -34,12 +37,12 @@ function csvCell(value: unknown): string {
  * cells are cut at 60 columns, except those of the `uncut` columns (a last column of sentences,
  * such as the problems of `accounts list`, which loses its point when cut).
  */
-export function formatRows(
+export async function formatRows(
   rows: Row[],
   format: OutputFormat,
   columns: string[] = rows[0] ? Object.keys(rows[0]) : [],
   uncut: readonly string[] = [],
-): string {
+): Promise<string> {
   if (format === 'json') {
     return `${JSON.stringify(
       rows.map((row) => Object.fromEntries(columns.map((c) => [c, jsonValue(row[c])]))),
@@ -52,24 +55,19 @@ export function formatRows(
     return `${lines.join('\n')}\n`;
   }
   if (columns.length === 0) return `(${rows.length} ${rows.length === 1 ? 'row' : 'rows'}, no columns)\n`;
+  const texts = rows.map((row) => columns.map((c) => cellText(row[c]).replace(/\s+/g, ' ')));
+  const width = await widthOf(columns, texts);
   // Long cells (notes, raw json) are cut so a row stays on one line of a terminal.
-  const cells = rows.map((row) =>
-    columns.map((c) => {
-      const text = cellText(row[c]).replace(/\s+/g, ' ');
-      return uncut.includes(c) ? text : truncate(text, 60);
-    }),
-  );
+  const cells = texts.map((line) => line.map((text, i) => (uncut.includes(columns[i]!) ? text : cut(text, 60, width))));
   // A loop, not Math.max(...cells): spreading a few hundred thousand rows overflows the stack.
-  const widths = columns.map((c, i) =>
-    cells.reduce((widest, line) => Math.max(widest, stringWidth(line[i]!)), stringWidth(c)),
-  );
+  const widths = columns.map((c, i) => cells.reduce((widest, line) => Math.max(widest, width(line[i]!)), width(c)));
   const numeric = columns.map(
     (c) => rows.length > 0 && rows.every((row) => row[c] === null || row[c] === undefined || isNumberLike(row[c])),
   );
   const render = (line: string[]) =>
     line
       .map((text, i) => {
-        const pad = ' '.repeat(Math.max(0, widths[i]! - stringWidth(text)));
+        const pad = ' '.repeat(Math.max(0, widths[i]! - width(text)));
         return numeric[i] ? pad + text : text + pad;
       })
       .join('  ')
@@ -87,18 +85,39 @@ function isNumberLike(value: unknown): boolean {
   );
 }
 
-const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+/** How many terminal columns a text takes. */
+type Width = (text: string) => number;
+
+/** Printable ASCII: one column per character. */
+const PLAIN = /^[\x20-\x7e]*$/;
+const plainWidth: Width = (text) => text.length;
+let unicodeWidth: Promise<Width> | undefined;
+let graphemes: Intl.Segmenter | undefined;
+
+/** The width function for a table's texts: string-width (loaded on first need) unless all are plain. */
+async function widthOf(columns: readonly string[], texts: readonly string[][]): Promise<Width> {
+  const plain = columns.every((c) => PLAIN.test(c)) && texts.every((line) => line.every((text) => PLAIN.test(text)));
+  if (plain) return plainWidth;
+  unicodeWidth ??= import('string-width').then((loaded) => loaded.default);
+  return unicodeWidth;
+}
 
 /** Cuts text to at most `max` terminal columns, between characters, marking the cut with `…`. */
-export function truncate(text: string, max: number): string {
-  if (text.length <= max && stringWidth(text) <= max) return text;
+export async function truncate(text: string, max: number): Promise<string> {
+  return cut(text, max, await widthOf([], [[text]]));
+}
+
+function cut(text: string, max: number, width: Width): string {
+  if (text.length <= max && width(text) <= max) return text;
+  if (width === plainWidth) return `${text.slice(0, max - 1)}…`;
   let out = '';
-  let width = 0;
+  let taken = 0;
+  graphemes ??= new Intl.Segmenter(undefined, { granularity: 'grapheme' });
   for (const { segment } of graphemes.segment(text)) {
-    const w = stringWidth(segment);
-    if (width + w > max - 1) return `${out}…`;
+    const w = width(segment);
+    if (taken + w > max - 1) return `${out}…`;
     out += segment;
-    width += w;
+    taken += w;
   }
   return out;
 }

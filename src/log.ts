@@ -8,8 +8,10 @@
  * pattern; and fields with credential-like names are redacted by pino.
  */
 import { pino, type DestinationStream, type Logger, type LevelWithSilent } from 'pino';
-import pretty from 'pino-pretty';
 import { SETTINGS } from './settings.js';
+
+/** pino-pretty, only where a person reads the log (stderr is a terminal): it takes about 10 ms to load. */
+const pretty = process.stderr.isTTY ? (await import('pino-pretty')).default : undefined;
 
 export const LOG_LEVELS = SETTINGS.logLevel.values;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -54,13 +56,10 @@ const REDACT_PATHS = [
   '*.headers.authorization',
 ];
 
-export function createLogger(
-  options: { level?: LogLevel; destination?: DestinationStream; pretty?: boolean } = {},
-): Logger {
-  const usePretty = options.pretty ?? (!options.destination && process.stderr.isTTY === true);
+export function createLogger(options: { level?: LogLevel; destination?: DestinationStream } = {}): Logger {
   const destination =
     options.destination ??
-    (usePretty
+    (pretty
       ? pretty({
           destination: 2,
           sync: true,

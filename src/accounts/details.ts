@@ -51,7 +51,7 @@ export function credentialLines(account: Account, config: Config): string[] {
 const when = (at: Date | null) => (at ? at.toISOString() : '');
 
 /** The text `accounts show` prints. */
-export function detailsText(details: AccountDetails, config: Config): string {
+export async function detailsText(details: AccountDetails, config: Config): Promise<string> {
   const { account, overview } = details;
   const lines = [
     `name: ${account.name}`,
@@ -64,13 +64,13 @@ export function detailsText(details: AccountDetails, config: Config): string {
     `problems: ${problemsText(overview) || 'none'}`,
     '',
     'Records',
-    formatRows(details.records, 'table').trimEnd(),
+    (await formatRows(details.records, 'table')).trimEnd(),
     '',
     'Jobs',
-    details.jobs.length > 0 ? formatRows(details.jobs, 'table').trimEnd() : '(none)',
+    details.jobs.length > 0 ? (await formatRows(details.jobs, 'table')).trimEnd() : '(none)',
     '',
     'Last runs',
-    details.runs.length > 0 ? formatRows(details.runs, 'table').trimEnd() : '(none yet)',
+    details.runs.length > 0 ? (await formatRows(details.runs, 'table')).trimEnd() : '(none yet)',
   ];
   return `${lines.join('\n')}\n`;
 }

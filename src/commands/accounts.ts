@@ -130,7 +130,9 @@ function registerList(accounts: Command): void {
         const rows = await accountsOverview(app.database.db);
         if (options.format === 'table') {
           process.stdout.write(
-            formatRows(overviewTableRows(rows, app.config.syncInterval / 1000), 'table', TABLE_COLUMNS, ['problems']),
+            await formatRows(overviewTableRows(rows, app.config.syncInterval / 1000), 'table', TABLE_COLUMNS, [
+              'problems',
+            ]),
           );
           if (rows.length === 0)
             process.stderr.write(
@@ -138,7 +140,7 @@ function registerList(accounts: Command): void {
             );
           return;
         }
-        process.stdout.write(formatRows(overviewDataRows(rows), options.format, DATA_COLUMNS));
+        process.stdout.write(await formatRows(overviewDataRows(rows), options.format, DATA_COLUMNS));
       }),
     );
 }
@@ -172,7 +174,7 @@ function registerShow(accounts: Command): void {
     .action(
       withApp({}, async (app, name: string) => {
         const account = await accountNamed(app.database.db, name, 'account');
-        process.stdout.write(detailsText(await accountDetails(app.database.db, account), app.config));
+        process.stdout.write(await detailsText(await accountDetails(app.database.db, account), app.config));
       }),
     );
 }

@@ -7,7 +7,7 @@ import { SETTING_LIST } from '../settings.js';
 
 /** `invoice-mirror config`: every setting's effective value and where it came from. */
 export function registerConfigCommand(command: Command): void {
-  command.option('--json', 'print one JSON object, for scripts').action((options: { json?: boolean }) => {
+  command.option('--json', 'print one JSON object, for scripts').action(async (options: { json?: boolean }) => {
     const config = loadConfig(); // a bad setting stops here, with its one line
     const parsed = settingsSchema.parse(process.env) as Record<string, unknown>;
     const credentials: Record<string, string | undefined> = {
@@ -52,6 +52,6 @@ export function registerConfigCommand(command: Command): void {
       process.stdout.write(`${JSON.stringify({ database, settings: rows }, null, 2)}\n`);
       return;
     }
-    process.stdout.write(`${formatRows(rows, 'table')}\nDatabase: ${database}\n`);
+    process.stdout.write(`${await formatRows(rows, 'table')}\nDatabase: ${database}\n`);
   });
 }

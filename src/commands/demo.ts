@@ -119,7 +119,7 @@ async function backfillStep(app: App, account: Account, client: InvoicingClient)
   });
   if (backfill.status !== 'succeeded') throw new RunError(`demo backfill ended ${backfill.status}: ${backfill.error}`);
   const pulled = Object.entries(backfill.entities).map(([entity, o]) => ({ entity, records: o!.fetched }));
-  process.stdout.write(formatRows(pulled, 'table'));
+  process.stdout.write(await formatRows(pulled, 'table'));
 }
 
 /** Every account backfilled at once, each through its own client; a table of what each holds. */
@@ -142,7 +142,7 @@ async function backfillAccountsStep(app: App): Promise<void> {
     const records = Object.values(result.value.entities).reduce((sum, o) => sum + o!.fetched, 0);
     return { account: name, records, requests: result.value.requestsMade };
   });
-  process.stdout.write(formatRows(rows, 'table'));
+  process.stdout.write(await formatRows(rows, 'table'));
 }
 
 /** Queues and runs the demo's jobs (for account `default`); returns how many failed. */
@@ -183,7 +183,7 @@ async function jobsStep(app: App, account: Account, client: InvoicingClient, con
     db,
     sql`select id, kind, status, attempts, last_error from jobs order by id`,
   );
-  process.stdout.write(formatRows(jobs, 'table'));
+  process.stdout.write(await formatRows(jobs, 'table'));
   return ran.failed;
 }
 
@@ -195,7 +195,7 @@ async function changesStep(db: Db): Promise<void> {
     select c.entity, c.entity_id, c.op, array_to_string(c.changed_fields, ', ') as changed_fields
     from changes c join sync_runs r on r.id = c.sync_run_id where r.kind = 'refresh' order by c.id`,
   );
-  process.stdout.write(formatRows(changes, 'table'));
+  process.stdout.write(await formatRows(changes, 'table'));
 }
 
 async function reportStep(db: Db, acrossAccounts: boolean): Promise<void> {
@@ -206,5 +206,5 @@ async function reportStep(db: Db, acrossAccounts: boolean): Promise<void> {
   );
   const report = findReport(acrossAccounts ? 'revenue_per_account_month' : 'quotation_pipeline')!;
   const result = await runReport(db, DEMO_SCHEMA, report);
-  process.stdout.write(formatRows(result.rows, 'table', result.columns));
+  process.stdout.write(await formatRows(result.rows, 'table', result.columns));
 }

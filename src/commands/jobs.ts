@@ -164,7 +164,7 @@ function registerList(jobs: Command): void {
             'finished_at',
             'last_error',
           ];
-          process.stdout.write(formatRows(rows as unknown as Record<string, unknown>[], options.format, columns));
+          process.stdout.write(await formatRows(rows as unknown as Record<string, unknown>[], options.format, columns));
         },
       ),
     );

@@ -30,7 +30,7 @@ export function registerReportCommand(command: Command): void {
       if (name === undefined) {
         // The list needs no database.
         const rows = REPORTS.map(({ name, title, description }) => ({ name, title, description }));
-        process.stdout.write(formatRows(rows, options.format, ['name', 'title', 'description']));
+        process.stdout.write(await formatRows(rows, options.format, ['name', 'title', 'description']));
         return;
       }
       const report = findReport(name);
@@ -41,7 +41,7 @@ export function registerReportCommand(command: Command): void {
       await withApp({}, async (app) => {
         const scope = await accountScope(app.database.db, options.account);
         const { columns, rows } = await runReport(app.database.db, app.database.schema, report, { scope });
-        process.stdout.write(formatRows(rows, options.format, columns));
+        process.stdout.write(await formatRows(rows, options.format, columns));
       })();
     });
 }

@@ -54,7 +54,7 @@ export function registerSqlCommand(command: Command): void {
         // No rows, no keys to read the columns from: ask the server what the query returns (the
         // temporary views have the columns of what they shadow).
         const columns = result.rows[0] ? Object.keys(result.rows[0]) : await app.database.columnsOf(query);
-        process.stdout.write(formatRows(result.rows, options.format, columns));
+        process.stdout.write(await formatRows(result.rows, options.format, columns));
       }),
     );
 }

@@ -56,7 +56,7 @@ export function registerStatusCommand(command: Command): void {
           return;
         }
         process.stdout.write(`Mirror in ${app.database.location}, schema ${app.config.schema}\n\n`);
-        process.stdout.write(statusText(status, mirrorAccounts > 1));
+        process.stdout.write(await statusText(status, mirrorAccounts > 1));
       }),
     );
 }
@@ -141,9 +141,9 @@ async function rateLimitsOf(db: Kysely<Database>, accounts: readonly Account[]):
 }
 
 /** The text a person reads; `namesAccounts`: the mirror holds several accounts, so remedies name theirs. */
-function statusText(status: Status, namesAccounts: boolean): string {
+async function statusText(status: Status, namesAccounts: boolean): Promise<string> {
   const parts: string[] = [];
-  if (status.several) parts.push(`Accounts\n${formatRows(accountRows(status), 'table')}\n`);
+  if (status.several) parts.push(`Accounts\n${await formatRows(accountRows(status), 'table')}\n`);
   if (status.attention.length > 0)
     parts.push(`Needs attention\n${status.attention.map((item) => `- ${attentionLine(item)}\n`).join('')}\n`);
   // Ages for a person; --json keeps the timestamps.
@@ -154,9 +154,9 @@ function statusText(status: Status, namesAccounts: boolean): string {
     ...Object.fromEntries(Object.entries(run).filter(([key]) => key !== 'run')),
   }));
   parts.push(
-    `Last sync runs\n${shown.length > 0 ? formatRows(shown, 'table') : '(none yet: run invoice-mirror backfill)\n'}`,
+    `Last sync runs\n${shown.length > 0 ? await formatRows(shown, 'table') : '(none yet: run invoice-mirror backfill)\n'}`,
   );
-  parts.push(`\nMirror\n${formatRows(status.counts, 'table')}`);
+  parts.push(`\nMirror\n${await formatRows(status.counts, 'table')}`);
   if (status.held.length > 0) {
     const rows = status.held.map((h) => ({
       ...(status.several ? { account: h.account } : {}),
@@ -165,17 +165,17 @@ function statusText(status: Status, namesAccounts: boolean): string {
       since: h.since,
       release: heldDeletesAdvice(h.entity, namesAccounts ? h.account : null),
     }));
-    parts.push(`\nHeld deletes: ${HELD_DELETES_EXPLAINED}\n${formatRows(rows, 'table')}`);
+    parts.push(`\nHeld deletes: ${HELD_DELETES_EXPLAINED}\n${await formatRows(rows, 'table')}`);
   }
   if (status.rejectedCount > 0) {
     const rows = status.rejected.map(({ account, ...row }) => (status.several ? { account, ...row } : row));
     parts.push(
-      `\nValues not stored as sent (${status.rejectedCount}; table rejected_values)\n${formatRows(rows, 'table')}`,
+      `\nValues not stored as sent (${status.rejectedCount}; table rejected_values)\n${await formatRows(rows, 'table')}`,
     );
     if (status.rejectedCount > rows.length)
       parts.push(`(the first ${rows.length}; select * from rejected_values for all)\n`);
   }
-  parts.push(`\nJob queue\n${status.queue.length > 0 ? formatRows(status.queue, 'table') : '(empty)\n'}`);
+  parts.push(`\nJob queue\n${status.queue.length > 0 ? await formatRows(status.queue, 'table') : '(empty)\n'}`);
   parts.push(`\n${rateLimitText(status)}`);
   parts.push(fleetText(status.fleet));
   return parts.join('');

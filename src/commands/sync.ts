@@ -29,7 +29,7 @@ function entityList(value: string, option = '--only'): EntityName[] {
   return names as EntityName[];
 }
 
-function printOutcome(outcome: SyncOutcome, apiUrl: string): void {
+async function printOutcome(outcome: SyncOutcome, apiUrl: string): Promise<void> {
   const rows = Object.entries(outcome.entities).map(([entity, o]) => ({
     entity,
     fetched: o!.fetched,
@@ -41,7 +41,7 @@ function printOutcome(outcome: SyncOutcome, apiUrl: string): void {
     unchanged: o!.unchanged,
     complete: o!.complete ? 'yes' : 'no',
   }));
-  process.stdout.write(formatRows(rows, 'table'));
+  process.stdout.write(await formatRows(rows, 'table'));
   process.stdout.write(
     `run ${outcome.runId}: ${outcome.status}, ${plural(outcome.requestsMade, 'request')}${outcome.error ? ` (${outcome.error})` : ''}\n`,
   );
@@ -130,7 +130,7 @@ async function pullOne(
       },
     });
     if (run.several) process.stdout.write(`account ${account.name}:\n`);
-    printOutcome(outcome, account.api_url ?? app.config.api.url);
+    await printOutcome(outcome, account.api_url ?? app.config.api.url);
     if (outcome.refused)
       process.stdout.write(
         `account ${account.name}: ${stateLine({ ...account, state: 'refused', state_reason: null })}\n`,

@@ -62,7 +62,7 @@ export function registerWebhooksCommands(webhooks: Command): void {
         event_types: row.event_types?.join(',') ?? 'all',
       }));
       process.stdout.write(
-        formatRows(shown as unknown as Record<string, unknown>[], options.format, [
+        await formatRows(shown as unknown as Record<string, unknown>[], options.format, [
           'id',
           'url',
           'account',
@@ -122,7 +122,7 @@ export function registerWebhooksCommands(webhooks: Command): void {
     withApp({}, async (app, subscription: number, options: { limit?: number; format: OutputFormat }) => {
       const rows = await listDeliveries(app.database.db, subscription, options.limit);
       process.stdout.write(
-        formatRows(rows as unknown as Record<string, unknown>[], options.format, [
+        await formatRows(rows as unknown as Record<string, unknown>[], options.format, [
           'id',
           'event_id',
           'type',

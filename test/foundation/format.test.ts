@@ -4,8 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { formatRows, truncate } from '../../src/format.js';
 
 describe('table output', () => {
-  it('aligns columns by what a terminal shows, not by UTF-16 code units', () => {
-    const out = formatRows(
+  it('aligns columns by what a terminal shows, not by UTF-16 code units', async () => {
+    const out = await formatRows(
       [
         { name: 'Koffie ☕', city: '東京', n: 1 },
         { name: 'Café', city: 'Zoë', n: 22 },
@@ -24,23 +24,24 @@ describe('table output', () => {
     expect(new Set(cityStarts).size).toBe(1);
   });
 
-  it('lays out a few hundred thousand rows (no argument spread over the rows)', () => {
+  it('lays out a few hundred thousand rows (no argument spread over the rows)', async () => {
     const rows = Array.from({ length: 300_000 }, (_, i) => ({ n: i }));
-    const text = formatRows(rows, 'table');
+    const text = await formatRows(rows, 'table');
     expect(text.split('\n').slice(0, 3)).toEqual(['     n', '------', '     0']);
     expect(text.endsWith('(300000 rows)\n')).toBe(true);
   });
 
-  it('cuts long cells between characters, by display width', () => {
+  it('cuts long cells between characters, by display width', async () => {
     const coffee = '☕'.repeat(40);
-    const cut = truncate(coffee, 9);
+    const cut = await truncate(coffee, 9);
     expect(cut).toBe(`${'☕'.repeat(4)}…`);
     expect(stringWidth(cut)).toBeLessThanOrEqual(9);
     const family = `ab${'👨‍👩‍👧'.repeat(5)}`;
-    const cutFamily = truncate(family, 6);
+    const cutFamily = await truncate(family, 6);
     expect(cutFamily).toBe('ab👨‍👩‍👧…');
-    expect(truncate('plain text', 60)).toBe('plain text');
+    expect(await truncate('plain text', 60)).toBe('plain text');
+    expect(await truncate('x'.repeat(70), 10)).toBe(`${'x'.repeat(9)}…`); // plain ASCII: cut by length
     // Never half a surrogate pair.
-    expect(/[\ud800-\udbff]$/.test(truncate('x🌷🌷🌷', 4).replace(/…$/, ''))).toBe(false);
+    expect(/[\ud800-\udbff]$/.test((await truncate('x🌷🌷🌷', 4)).replace(/…$/, ''))).toBe(false);
   });
 });

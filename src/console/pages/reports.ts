@@ -130,7 +130,7 @@ export function reportRoutes(app: ConsoleApp, db: Kysely<Database>): void {
     const file = view.account && view.accounts.length > 1 ? `${report.name}-${view.account.name}` : report.name;
     c.header('content-type', 'text/csv; charset=utf-8');
     c.header('content-disposition', `attachment; filename="${file}.csv"`);
-    return c.body(formatRows(rows, 'csv', Object.keys(report.columns)));
+    return c.body(await formatRows(rows, 'csv', Object.keys(report.columns)));
   });
   app.get('/reports/:name{[a-z_]+}', async (c) => {
     const report = find(c.req.param('name'));
