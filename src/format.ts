@@ -124,7 +124,15 @@ function cut(text: string, max: number, width: Width): string {
 
 /** `1 request`, `2 requests`: a count with its noun in the right number. */
 export function plural(count: number, noun: string, nouns = `${noun}s`): string {
-  return `${count.toLocaleString('en')} ${count === 1 ? noun : nouns}`;
+  return `${grouped(count)} ${count === 1 ? noun : nouns}`;
+}
+
+/**
+ * `12,345`: a whole number with its thousands grouped as in English. Not toLocaleString: its first
+ * call loads the locale's number formats, about 13 ms at the end of every `sync`.
+ */
+export function grouped(count: number): string {
+  return Number.isSafeInteger(count) ? String(count).replace(/\B(?=(\d{3})+$)/g, ',') : count.toLocaleString('en');
 }
 
 /** "3 min ago", "in 2 h", "5 d ago": a time as a person reads it at a glance. */

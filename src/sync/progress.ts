@@ -5,7 +5,7 @@
  * every few seconds and when it is over.
  */
 import type { Logger } from 'pino';
-import { plural } from '../format.js';
+import { grouped, plural } from '../format.js';
 import type { SyncProgress } from './run.js';
 
 const LOG_EVERY_MS = 5000;
@@ -15,9 +15,9 @@ export function progressText(p: SyncProgress): string {
   const rate = p.elapsedMs > 0 ? Math.round((p.fetched * 1000) / p.elapsedMs) : 0;
   const records =
     p.expected !== null && p.expected > 0
-      ? `${p.fetched.toLocaleString('en')} of ${plural(p.expected, 'record')} (${Math.min(100, Math.round((p.fetched * 100) / p.expected))} %)`
+      ? `${grouped(p.fetched)} of ${plural(p.expected, 'record')} (${Math.min(100, Math.round((p.fetched * 100) / p.expected))} %)`
       : plural(p.fetched, 'record');
-  return `${records}, ${plural(p.pages, 'page')}, ${rate.toLocaleString('en')}/s, ${(p.elapsedMs / 1000).toFixed(1)} s`;
+  return `${records}, ${plural(p.pages, 'page')}, ${grouped(rate)}/s, ${(p.elapsedMs / 1000).toFixed(1)} s`;
 }
 
 export function progressReporter(stream: NodeJS.WriteStream, log: Logger): (progress: SyncProgress) => void {

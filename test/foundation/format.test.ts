@@ -1,7 +1,7 @@
 /** Table output laid out by display width: wide and combining characters, emoji sequences. */
 import stringWidth from 'string-width';
 import { describe, expect, it } from 'vitest';
-import { formatRows, truncate } from '../../src/format.js';
+import { formatRows, grouped, plural, truncate } from '../../src/format.js';
 
 describe('table output', () => {
   it('aligns columns by what a terminal shows, not by UTF-16 code units', async () => {
@@ -43,5 +43,12 @@ describe('table output', () => {
     expect(await truncate('x'.repeat(70), 10)).toBe(`${'x'.repeat(9)}…`); // plain ASCII: cut by length
     // Never half a surrogate pair.
     expect(/[\ud800-\udbff]$/.test((await truncate('x🌷🌷🌷', 4)).replace(/…$/, ''))).toBe(false);
+  });
+
+  it('groups thousands as English does, without loading the locale data', () => {
+    for (const n of [0, 7, 999, 1000, 12_345, -1234, 1_000_000, 2 ** 53 - 1])
+      expect(grouped(n)).toBe(n.toLocaleString('en'));
+    expect(plural(1, 'request')).toBe('1 request');
+    expect(plural(12_500, 'record')).toBe('12,500 records');
   });
 });
