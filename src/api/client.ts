@@ -9,6 +9,7 @@ import { MalformedRecordError, NotFoundError, ServerError, UnknownOutcomeError }
 import { HttpCore, operationOf, type HttpOptions, type Method, type RequestSpec } from './http.js';
 import type { GateStall } from './gate.js';
 import { PagedList, type ListAnswer, type PageStream, type PagingOptions } from './paging.js';
+import type { HeldFingerprints } from './fingerprint.js';
 import { readListBytes, singleValueText, WireList, wireItem } from './json-split.js';
 import { errorObjectMessage } from './answer-text.js';
 import { entityNamed, MAX_INTEGER, type EntityName, type SingleReadEntity } from '../catalog/index.js';
@@ -193,14 +194,21 @@ export class InvoicingClient {
    */
   list<E extends EntityName>(
     entity: E,
-    options: { pageSize?: number; wait?: boolean; filters?: Readonly<Record<string, string>> } & PagingOptions = {},
+    options: {
+      pageSize?: number;
+      wait?: boolean;
+      filters?: Readonly<Record<string, string>>;
+      /** The record texts the consumer holds, once it knows them: the split takes those as they are (see splitJsonArray). */
+      held?: () => HeldFingerprints | undefined;
+    } & PagingOptions = {},
   ): PageStream<RecordOf<E>> {
     const pageSize = checkPageSize(options.pageSize ?? this.settings.pageSize);
     const { knownCap, onCapLearned, unchanged, resume } = options;
+    const { endpoint, key } = entityNamed(entity);
     return PagedList.ofEntity(
       entity,
       pageSize,
-      this.pageFetcher(entityNamed(entity).endpoint, entityNamed(entity).key, options.wait, options.filters),
+      this.pageFetcher(endpoint, key, options.wait, options.filters, options.held),
       this.log,
       { knownCap, onCapLearned, unchanged, resume },
     );
@@ -469,7 +477,13 @@ export class InvoicingClient {
    * GETs one page of a list: `?count=N&start=M` (an infinite page size asks for all: `count=-1`);
    * `keyField` names the field whose plain keys the split reads (see splitJsonArray).
    */
-  private pageFetcher(path: string, keyField: string, wait?: boolean, filters: Readonly<Record<string, string>> = {}) {
+  private pageFetcher(
+    path: string,
+    keyField: string,
+    wait?: boolean,
+    filters: Readonly<Record<string, string>> = {},
+    held?: () => HeldFingerprints | undefined,
+  ) {
     const key = { name: keyField, max: MAX_INTEGER };
     const filterQuery = Object.entries(filters)
       .map(([name, value]) => `${encodeURIComponent(name)}=${encodeURIComponent(value)}&`)
@@ -481,7 +495,7 @@ export class InvoicingClient {
         path: pagePath,
         idempotent: true,
         json: true,
-        parse: (body: Buffer) => readListBytes(body, key),
+        parse: (body: Buffer) => readListBytes(body, key, held?.()),
         wait,
         onWritten,
       });
@@ -613,6 +627,7 @@ function asList(json: unknown, operation: string, parsed: ParseStats): ListAnswe
       firstText: json.firstText,
       bytes: (index) => json.bytes(index),
       plainKey: (index) => json.plainKey(index),
+      fingerprint: (index) => json.fingerprint(index),
       item: (index) => {
         if (!json.isParsed(index)) parsed.elements++;
         try {
@@ -647,6 +662,7 @@ function asList(json: unknown, operation: string, parsed: ParseStats): ListAnswe
     firstText: wireItems[0]?.text,
     bytes: (index) => Buffer.from(wireItems[index]!.text, 'utf8'),
     plainKey: () => null,
+    fingerprint: () => undefined,
     item: (index) => wireItems[index]!,
   };
 }

@@ -26,6 +26,7 @@
  */
 export { InvoicingClient, MAX_SEND_IDS } from './client.js';
 export { splitJsonArray, repairJsonText, unstorableValues, NUL_REPLACEMENT } from './json-split.js';
+export { textFingerprint, type HeldFingerprints } from './fingerprint.js';
 export type { WireItem, RepairedValue } from './json-split.js';
 export type {
   ClientOptions,

@@ -1,3 +1,5 @@
+import { fingerprintLength, isFingerprintOf, type HeldFingerprints } from './fingerprint.js';
+
 /**
  * Splits the bytes of a JSON array (UTF-8) into its elements' byte ranges, without parsing them.
  *
@@ -16,6 +18,14 @@
  * object). One pass over the bytes instead of two: on a no-change sync this scan is among the
  * larger costs left, beside md5 and garbage collection.
  *
+ * With `held` too, an object whose first field is its plain key, and whose bytes from there are
+ * exactly the text held for that key (the same length and SHA-256: see textFingerprint), is taken
+ * as that text without scanning it. A held text is one complete JSON object (every stored text was
+ * parsed when it was stored), so its end is where a scan would have found it, and its key is the
+ * held one (the key a text shows is a function of the text). Its
+ * fingerprint comes back in `fingerprints`. On a sync where little changed this replaces the
+ * scan of almost every byte by the hash that was taken of them anyway.
+ *
  * Returns each element's start and end (exclusive), in pairs, and the keys; or null when the bytes
  * are not an array of objects and arrays (the caller then falls back to plain parsing); never
  * throws.
@@ -23,7 +33,8 @@
 export function splitJsonArray(
   bytes: Buffer,
   keyField?: { name: string; max: number },
-): { bounds: number[]; keys: (number | null)[] } | null {
+  held?: HeldFingerprints,
+): { bounds: number[]; keys: (number | null)[]; fingerprints: (string | undefined)[] } | null {
   const n = bytes.length;
   let i = 0;
   while (i < n && isSpace(bytes[i]!)) i++;
@@ -31,6 +42,7 @@ export function splitJsonArray(
   i++;
   const bounds: number[] = [];
   const keys: (number | null)[] = [];
+  const fingerprints: (string | undefined)[] = [];
   let depth = 0;
   let start = -1;
   // The element's key so far, whether a top-level field name comes next, and whether the key is
@@ -63,6 +75,23 @@ export function splitJsonArray(
       i = end + 1;
       continue;
     }
+    if (c === 123 /* { */ && depth === 0 && held && keyField) {
+      const heldKey = leadingKey(bytes, i, keyField);
+      const fingerprint = heldKey === null ? undefined : (held(heldKey) ?? undefined);
+      const end = fingerprint ? i + fingerprintLength(fingerprint) : -1;
+      if (
+        end > i &&
+        end <= n &&
+        bytes[end - 1] === 125 /* } */ &&
+        isFingerprintOf(fingerprint!, bytes.subarray(i, end))
+      ) {
+        fingerprints[keys.length] = fingerprint;
+        bounds.push(i, end);
+        keys.push(heldKey);
+        i = end;
+        continue;
+      }
+    }
     if (c === 123 /* { */ || c === 91 /* [ */) {
       if (depth === 0) {
         start = i;
@@ -76,7 +105,7 @@ export function splitJsonArray(
         // The closing bracket of the outer array: only white space may follow.
         if (c !== 93) return null;
         for (let j = i + 1; j < n; j++) if (!isSpace(bytes[j]!)) return null;
-        return { bounds, keys };
+        return { bounds, keys, fingerprints };
       }
       depth--;
       if (depth === 0) {
@@ -215,11 +244,15 @@ export function wireItem(value: unknown, text = JSON.stringify(value) ?? 'null')
 export class WireList {
   private readonly parsed: (WireItem | undefined)[] = [];
 
-  /** `bounds`: each element's start and end in `body`, in pairs; `keys`: their plain keys (see splitJsonArray). */
+  /**
+   * `bounds`: each element's start and end in `body`, in pairs; `keys`: their plain keys;
+   * `fingerprints`: those of the elements taken as held texts (see splitJsonArray).
+   */
   constructor(
     private readonly body: Buffer,
     private readonly bounds: readonly number[],
     private readonly keys: readonly (number | null)[],
+    private readonly fingerprints: readonly (string | undefined)[] = [],
   ) {}
 
   /** Elements in the answer. */
@@ -240,6 +273,11 @@ export class WireList {
   /** Element `index`'s key where its text shows it plainly, else null (see splitJsonArray). */
   plainKey(index: number): number | null {
     return this.keys[index] ?? null;
+  }
+
+  /** Element `index`'s fingerprint when the split took it as a held text, else undefined. */
+  fingerprint(index: number): string | undefined {
+    return this.fingerprints[index];
   }
 
   /** Whether element `index` was parsed already. */
@@ -267,6 +305,16 @@ function isName(bytes: Buffer, start: number, end: number, name: string): boolea
   if (end - start !== name.length) return false;
   for (let k = 0; k < name.length; k++) if (bytes[start + k] !== name.charCodeAt(k)) return false;
   return true;
+}
+
+/** The key of the object opening at `open` when its first field is the key field, plainly (see splitJsonArray); else null. */
+function leadingKey(bytes: Buffer, open: number, keyField: { name: string; max: number }): number | null {
+  let i = open + 1;
+  while (isSpace(bytes[i])) i++;
+  if (bytes[i] !== 34 /* " */) return null;
+  const end = i + 1 + keyField.name.length;
+  if (bytes[end] !== 34 /* " */ || !isName(bytes, i + 1, end, keyField.name)) return null;
+  return integerAfterColon(bytes, end + 1, keyField.max);
 }
 
 /** The integer (0 to max, bare or quoted) after the colon at or after `from`, else null. */
@@ -300,10 +348,16 @@ const BOM = [0xef, 0xbb, 0xbf];
  * and parses its elements when asked); an answer that is not a plain array (a wrapped or keyed
  * list) is parsed whole and returned as it is. A byte order mark is dropped.
  */
-export function readListBytes(body: Buffer, keyField?: { name: string; max: number }): WireList | unknown {
+export function readListBytes(
+  body: Buffer,
+  keyField?: { name: string; max: number },
+  held?: HeldFingerprints,
+): WireList | unknown {
   const bytes = BOM.every((b, i) => body[i] === b) ? body.subarray(3) : body;
-  const split = splitJsonArray(bytes, keyField);
-  return split === null ? JSON.parse(bytes.toString('utf8')) : new WireList(bytes, split.bounds, split.keys);
+  const split = splitJsonArray(bytes, keyField, held);
+  return split === null
+    ? JSON.parse(bytes.toString('utf8'))
+    : new WireList(bytes, split.bounds, split.keys, split.fingerprints);
 }
 
 /**

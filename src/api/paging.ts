@@ -65,6 +65,8 @@ export interface ListAnswer {
   bytes(index: number): Buffer;
   /** Element `index`'s key where its text shows it plainly (read while splitting), else null. */
   plainKey(index: number): number | null;
+  /** Element `index`'s fingerprint when the split took it as a text the consumer holds (see splitJsonArray). */
+  fingerprint(index: number): string | undefined;
   /** Element `index`, parsed (once). */
   item(index: number): WireItem;
 }
@@ -77,6 +79,8 @@ export interface PageElement {
   key: number | null;
   /** Its key as text (what paging compares), null when it has none; parsed from the text when `key` is null. */
   id: string | null;
+  /** Its fingerprint (textFingerprint), when the split took it as a text the consumer holds. */
+  fingerprint?: string;
 }
 
 /** Fetches one page for `count`/`start`; calls `onWritten` once the request is on its way. */
@@ -314,7 +318,7 @@ export class PagedList<T> implements PageStream<T> {
       const bytes = answer.bytes(index);
       const key = this.options.unchanged ? answer.plainKey(index) : null;
       const id = key !== null ? String(key) : idOf(answer.item(index).value, this.keyField);
-      elements.push({ bytes, key, id });
+      elements.push({ bytes, key, id, fingerprint: answer.fingerprint(index) });
     }
     return elements;
   }

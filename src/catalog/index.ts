@@ -76,7 +76,11 @@ export function entityColumns(name: EntityName): readonly Column[] {
 /** The columns every mirror table ends with, after its entity's own. */
 export const BOOKKEEPING_COLUMNS: readonly Column[] = [
   { name: 'raw', type: 'jsonb', doc: 'the record exactly as the service sent it (JSON)' },
-  { name: 'raw_hash', type: 'text', doc: "SHA-256 (base64) of the record's text as received" },
+  {
+    name: 'raw_hash',
+    type: 'text',
+    doc: "the record's text as received: its length in bytes and SHA-256 (`947:base64`)",
+  },
   { name: 'first_seen_at', type: 'timestamptz', doc: 'when the mirror first saw the record' },
   { name: 'last_changed_at', type: 'timestamptz', doc: 'when the record last changed in the mirror' },
   { name: 'last_seen_at', type: 'timestamptz', doc: 'when a complete pull last saw the record' },

@@ -23,6 +23,8 @@ import {
   NetworkError,
   NotFoundError,
   RateLimitedError,
+  textFingerprint,
+  type HeldFingerprints,
   type Page,
   type PageElement,
   type PageStream,
@@ -33,7 +35,6 @@ import { heldDeletesLine, type Database } from '../db/index.js';
 import { errorMessage, isConnectionLost } from '../errors.js';
 import {
   identify,
-  textHash,
   type EntityDefinition,
   type EntityRecord,
   type ReadEntityRecord,
@@ -194,6 +195,8 @@ interface PlannedPull {
    * travels (see Comparison).
    */
   comparison: Promise<Comparison> | null;
+  /** The stored texts' fingerprints once `comparison` is read (for the split: see splitJsonArray). */
+  held: () => HeldFingerprints | undefined;
   /** The records a full pull should find (for progress), when known. */
   expected: number | null;
   /** The pass this pull goes on with (its list resumes at its last page), if any. */
@@ -232,8 +235,14 @@ async function planEntityPull(
   const expected = options.onProgress && plan.mode === 'full' ? await expectedRecords(db, accountId, entity) : null;
   const tableWasEmpty = resumed?.tableWasEmpty ?? state.empty;
   const comparison = tableWasEmpty ? null : compareWith(db, accountId, definition);
+  let held: HeldFingerprints | undefined;
   // Awaited with the first page; until then (or if the pull fails first) a failure is not unhandled.
-  comparison?.catch(() => {});
+  comparison?.then(
+    ({ stored }) => {
+      held = (key) => stored.get(key);
+    },
+    () => {},
+  );
   return {
     plan,
     startedAt: resumed?.passStartedAt ?? state.now,
@@ -241,6 +250,7 @@ async function planEntityPull(
     tableWasEmpty,
     knownCap: state.cap === null ? null : Number(state.cap),
     comparison,
+    held: () => held,
     expected,
     resumed,
   };
@@ -485,6 +495,7 @@ class EntityPull {
       },
       // Into an empty table every record is new: nothing to compare.
       unchanged: this.planned.tableWasEmpty ? undefined : (elements) => this.unchangedOf(elements),
+      held: this.planned.held,
       resume: this.planned.resumed && {
         nextStart: this.planned.resumed.nextStart,
         lastPage: this.planned.resumed.lastPage,
@@ -493,8 +504,9 @@ class EntityPull {
   }
 
   /**
-   * The elements of a page whose text is exactly the stored record's (the same md5 as `raw_hash`
-   * of a live row when the pull began): they need no decoding, parsing, checking or writing. Only
+   * The elements of a page whose text is exactly the stored record's (the same fingerprint as
+   * `raw_hash` of a live row when the pull began; the split took most of them as such already):
+   * they need no decoding, parsing, checking or writing. Only
    * elements whose key the text shows plainly qualify, listed once on the page, without stored
    * issues (see keysWithIssues); the others are read as before.
    */
@@ -504,10 +516,10 @@ class EntityPull {
     const keyOf = (element: PageElement) => element.key ?? comparableId(element.id);
     for (const element of elements) listed.set(keyOf(element), (listed.get(keyOf(element)) ?? 0) + 1);
     const unchanged = new Set<number>();
-    elements.forEach(({ key, bytes }, index) => {
+    elements.forEach(({ key, bytes, fingerprint }, index) => {
       if (key === null || listed.get(key) !== 1 || keysWithIssues.has(key)) return;
       const hash = stored.get(key);
-      if (hash != null && hash === textHash(bytes)) unchanged.add(index);
+      if (hash != null && hash === (fingerprint ?? textFingerprint(bytes))) unchanged.add(index);
     });
     return unchanged;
   }

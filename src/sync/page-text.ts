@@ -4,7 +4,7 @@
  * (control characters must be escaped inside strings and are not white space), so the raw record
  * needs no escaping, and Postgres parses each record into jsonb on its own, which is about a third
  * cheaper than parsing one jsonb document of the whole page. The fields of a record, in this order:
- *   key, hash of the raw text (textHash), text overrides (JSON or empty), lines (JSON or empty), raw JSON
+ *   key, fingerprint of the raw text (textFingerprint), text overrides (JSON or empty), lines (JSON or empty), raw JSON
  *   text, then the values of `typedColumns` in their SQL text form (empty for null).
  *
  * This module is the format's only reader and writer: it encodes a page, splits it, names its

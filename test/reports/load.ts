@@ -8,7 +8,7 @@ import { sql, type Kysely } from 'kysely';
 import { z } from 'zod';
 import { ENTITIES, entityColumns, wireShape, type Column, type EntityName } from '../../src/catalog/index.js';
 import type { Database } from '../../src/db/index.js';
-import { textHash } from '../../src/sync/entities.js';
+import { textFingerprint } from '../../src/api/index.js';
 import type { Wire } from './expected.js';
 
 /** An account's records in wire form, per mirror table. */
@@ -47,7 +47,7 @@ export async function loadAccount(db: Kysely<Database>, accountId: number, recor
       parsed.map((record, i) => ({
         ...Object.fromEntries(columns.map((column) => [column.name, columnValue(column, record)])),
         raw: wires[i],
-        raw_hash: textHash(JSON.stringify(wires[i])),
+        raw_hash: textFingerprint(JSON.stringify(wires[i])),
         first_seen_at: now,
         last_changed_at: now,
         last_seen_at: now,

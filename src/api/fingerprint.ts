@@ -1,0 +1,33 @@
+/**
+ * A record text's fingerprint, stored in `raw_hash`: its length in bytes (UTF-8) and its SHA-256
+ * (base64), as `947:q1w2…=`. Two texts with the same fingerprint are taken to be the same text.
+ *
+ * Every record of every page is fingerprinted at every pull. SHA-256 runs in the processor's SHA
+ * instructions where it has them (most x86 and ARM servers since 2017), at twice md5's speed,
+ * which no instruction helps: 0.40 against 0.76 ms per page of 500 records on this project's
+ * machines. The length lets a list's split take an element it holds for what it is without
+ * scanning it (see splitJsonArray). A fingerprint of an earlier release (md5 alone) never equals
+ * one of these: the next pull stores the new one (`raw_hash` only; nothing in `changes`).
+ */
+import { hash } from 'node:crypto';
+
+export function textFingerprint(text: string | Buffer): string {
+  const length = typeof text === 'string' ? Buffer.byteLength(text) : text.length;
+  return `${length}:${hash('sha256', text, 'base64')}`;
+}
+
+/** Whether `bytes` are the text `fingerprint` was taken of (textFingerprint, without building a string). */
+export function isFingerprintOf(fingerprint: string, bytes: Buffer): boolean {
+  if (fingerprintLength(fingerprint) !== bytes.length) return false;
+  const digest = hash('sha256', bytes, 'base64');
+  return fingerprint.length === fingerprint.indexOf(':') + 1 + digest.length && fingerprint.endsWith(digest);
+}
+
+/** The length in bytes a fingerprint names; -1 for one without (an earlier release's). */
+export function fingerprintLength(fingerprint: string): number {
+  const colon = fingerprint.indexOf(':');
+  return colon > 0 ? Number(fingerprint.slice(0, colon)) : -1;
+}
+
+/** The fingerprint of the record text a consumer holds for a key, if it holds one. */
+export type HeldFingerprints = (key: number) => string | null | undefined;
