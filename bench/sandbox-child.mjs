@@ -5,9 +5,21 @@ import { request } from 'undici';
 
 const AUTH = `Basic ${Buffer.from('sandbox:sandbox').toString('base64')}`;
 
-/** Starts it with these arguments after `sandbox --admin --port P`; resolves once it listens. */
-export function startSandboxChild(cli, args) {
-  const port = 4100 + Math.floor(Math.random() * 800);
+/**
+ * Starts it with these arguments after `sandbox --admin --port P`; resolves once it listens. A
+ * port another program holds (this machine has some in the range) means another try elsewhere.
+ */
+export async function startSandboxChild(cli, args, tries = 5) {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startOnPort(cli, args, 4100 + Math.floor(Math.random() * 800));
+    } catch (error) {
+      if (attempt >= tries || !error.portInUse) throw error;
+    }
+  }
+}
+
+function startOnPort(cli, args, port) {
   const child = spawn(process.execPath, [cli, 'sandbox', '--admin', '--port', String(port), ...args], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
@@ -28,6 +40,12 @@ export function startSandboxChild(cli, args) {
       out += chunk;
       if (out.includes('listening')) resolve({ child, admin, api: `${origin}/api/v1` });
     });
-    child.on('exit', (code) => reject(new Error(`sandbox exited with ${code}`)));
+    child.on('exit', (code) =>
+      reject(
+        Object.assign(new Error(`sandbox exited with ${code}`), {
+          portInUse: code === 2 && !out.includes('listening'),
+        }),
+      ),
+    );
   });
 }
