@@ -57,9 +57,8 @@ for (const entity of ENTITIES) {
     const bytes = Buffer.from(await answer.arrayBuffer());
     const split = splitJsonArray(bytes, keyField);
     const stored = new Map();
-    split.keys.forEach((k, i) =>
-      stored.set(k, textFingerprint(bytes.subarray(split.bounds[2 * i], split.bounds[2 * i + 1]))),
-    );
+    for (const [i, k] of split.keys.entries())
+      stored.set(k, textFingerprint(bytes.subarray(split.bounds[2 * i], split.bounds[2 * i + 1])));
     pages.push({ bytes, stored });
   }
   rows.push({
