@@ -4,7 +4,7 @@
  */
 import type { Config } from './config.js';
 import { ConfigError, RunError } from './errors.js';
-import { migrate, openDatabase, schemaIsCurrent, schemaProblem, type DatabaseHandle } from './db/index.js';
+import { migrate, openDatabase, schemaProblem, type DatabaseHandle } from './db/index.js';
 import { logger } from './log.js';
 import type { InvoicingClient } from './api/index.js';
 import type { SyncDeps } from './sync/run.js';
@@ -43,9 +43,7 @@ export async function openApp(config: Config, needs: DatabaseNeeds = {}): Promis
   });
   try {
     if (migrates) {
-      // `migrate` itself always migrates (and so says when the role may not).
-      const current = needs.migrate === 'auto' && (await schemaIsCurrent(database.db, config.schema));
-      const applied = current ? [] : await migrate(database.db, config.schema);
+      const applied = await migrate(database.db, config.schema);
       if (applied.length > 0) logger.info({ migrations: applied, schema: config.schema }, 'applied migrations');
     } else {
       const problem = await schemaProblem(database.db, config.schema);

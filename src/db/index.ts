@@ -1,5 +1,5 @@
 export { openDatabase, type DatabaseHandle, type DatabaseOptions } from './connect.js';
-export { migrate, schemaIsCurrent, schemaProblem } from './migrate.js';
+export { migrate, schemaProblem } from './migrate.js';
 export { lockKey, type LockPurpose } from './locks.js';
 export { jsonb } from './json.js';
 export type {

@@ -47,37 +47,6 @@ export async function migrate(db: Kysely<any>, schema: string, plan: MigrationPl
   });
 }
 
-/** Relation or schema missing: the schema has not been migrated yet. */
-const NOT_THERE = new Set(['42P01', '3F000']);
-
-/**
- * Whether every migration is applied and every repeatable's recorded hash is its current one;
- * false where the tables are not there yet. One read, without a lock: a command that migrates when
- * it must (AUTO_MIGRATE) asks this first, as the schema is nearly always current already, instead
- * of taking the lock and running the nine statements of `migrate` (about 15 ms before every sync).
- */
-export async function schemaIsCurrent(
-  db: Kysely<any>,
-  schema: string,
-  migrations: readonly Migration[] = allMigrations,
-  repeatables: readonly Repeatable[] = REPEATABLES,
-): Promise<boolean> {
-  try {
-    const { rows } = await sql<{ applied: string[] | null; recorded: Record<string, string> | null }>`
-      select (select array_agg(name) from ${sql.id(schema, 'schema_migrations')}) as applied,
-        (select json_object_agg(name, hash) from ${sql.id(schema, 'schema_repeatables')}) as recorded`.execute(db);
-    const applied = new Set(rows[0]?.applied ?? []);
-    const recorded = rows[0]?.recorded ?? {};
-    return (
-      migrations.every((migration) => applied.has(migration.name)) &&
-      repeatables.every((repeatable) => recorded[repeatable.name] === repeatable.hash)
-    );
-  } catch (error) {
-    if (NOT_THERE.has((error as { code?: string }).code ?? '')) return false;
-    throw error;
-  }
-}
-
 async function pendingMigrations(db: Kysely<any>, schema: string, migrations: readonly Migration[]) {
   const done = await sql<{ name: string }>`select name from ${sql.id(schema, 'schema_migrations')}`.execute(db);
   const applied = new Set(done.rows.map((row) => row.name));
