@@ -16,17 +16,16 @@ export function textFingerprint(text: string | Buffer): string {
   return `${length}:${hash('sha256', text, 'base64')}`;
 }
 
-/** Whether `bytes` are the text `fingerprint` was taken of (textFingerprint, without building a string). */
-export function isFingerprintOf(fingerprint: string, bytes: Buffer): boolean {
-  if (fingerprintLength(fingerprint) !== bytes.length) return false;
-  const digest = hash('sha256', bytes, 'base64');
-  return fingerprint.length === fingerprint.indexOf(':') + 1 + digest.length && fingerprint.endsWith(digest);
-}
-
-/** The length in bytes a fingerprint names; -1 for one without (an earlier release's). */
-export function fingerprintLength(fingerprint: string): number {
-  const colon = fingerprint.indexOf(':');
-  return colon > 0 ? Number(fingerprint.slice(0, colon)) : -1;
+/**
+ * Where the text `fingerprint` was taken of ends when `bytes` hold it from `start` (its length from
+ * there, and the same SHA-256), else -1. Compares the digest without building a fingerprint.
+ */
+export function heldTextEnd(fingerprint: string, bytes: Buffer, start: number): number {
+  const colon = fingerprint.indexOf(':'); // none in an earlier release's md5
+  const end = colon > 0 ? start + Number(fingerprint.slice(0, colon)) : -1;
+  if (!(end > start && end <= bytes.length)) return -1;
+  const digest = hash('sha256', bytes.subarray(start, end), 'base64');
+  return fingerprint.length === colon + 1 + digest.length && fingerprint.endsWith(digest) ? end : -1;
 }
 
 /** The fingerprint of the record text a consumer holds for a key, if it holds one. */

@@ -1,4 +1,4 @@
-import { fingerprintLength, isFingerprintOf, type HeldFingerprints } from './fingerprint.js';
+import { heldTextEnd, type HeldFingerprints } from './fingerprint.js';
 
 /**
  * Splits the bytes of a JSON array (UTF-8) into its elements' byte ranges, without parsing them.
@@ -76,15 +76,10 @@ export function splitJsonArray(
     }
     if (c === 123 /* { */ && depth === 0 && held && keyField) {
       const heldKey = leadingKey(bytes, i, keyField);
-      const fingerprint = heldKey === null ? undefined : (held(heldKey) ?? undefined);
-      const end = fingerprint ? i + fingerprintLength(fingerprint) : -1;
-      if (
-        end > i &&
-        end <= n &&
-        bytes[end - 1] === 125 /* } */ &&
-        isFingerprintOf(fingerprint!, bytes.subarray(i, end))
-      ) {
-        fingerprints[keys.length] = fingerprint;
+      const fingerprint = heldKey === null ? null : held(heldKey);
+      const end = fingerprint ? heldTextEnd(fingerprint, bytes, i) : -1;
+      if (end > 0) {
+        fingerprints[keys.length] = fingerprint!;
         bounds.push(i, end);
         keys.push(heldKey);
         i = end;

@@ -16,7 +16,7 @@ import { heldDeleteKeys, heldDeletesAdvice, oneAccount, type Database } from '..
 import { SETTINGS } from '../settings.js';
 import type { EntityName } from '../catalog/index.js';
 import { definitionOf, type EntityDefinition } from './entities.js';
-import { findMissing, markKeysDeleted } from './merge.js';
+import { findMissing, intArray, markKeysDeleted } from './merge.js';
 
 export type { DeletePolicy };
 
@@ -81,7 +81,7 @@ export async function sweepWithSafeguard(
         .deleteFrom('held_deletes')
         .where('account_id', '=', accountId)
         .where('entity', '=', entity)
-        .where(sql<boolean>`not (entity_id::int = any(${sql`${toHold}::int[]`}))`)
+        .where(sql<boolean>`not (entity_id::int = any(${intArray(toHold)}))`)
         .execute();
       const added = toHold.filter((key) => !heldBefore.has(key));
       if (added.length > 0) {
@@ -89,7 +89,7 @@ export async function sweepWithSafeguard(
           .insertInto('held_deletes')
           .columns(['account_id', 'entity', 'entity_id', 'run_id'])
           .expression(
-            sql`select ${accountId}::int, ${entity}, key::text, ${runId}::bigint from unnest(${sql`${added}::int[]`}) as held(key)`,
+            sql`select ${accountId}::int, ${entity}, key::text, ${runId}::bigint from unnest(${intArray(added)}) as held(key)`,
           )
           .execute();
       }
