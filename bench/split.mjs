@@ -15,22 +15,10 @@
 import { textFingerprint } from '../dist/src/api/fingerprint.js';
 import { splitJsonArray } from '../dist/src/api/json-split.js';
 import { entityNamed, MAX_INTEGER } from '../dist/src/catalog/index.js';
-import { startSandbox } from '../dist/src/sandbox/index.js';
+import { LISTS, numberOptions, startListsSandbox } from './lists-sandbox.mjs';
 
-const args = process.argv.slice(2);
-const arg = (name, fallback) => {
-  const i = args.indexOf(`--${name}`);
-  return i >= 0 ? Number(args[i + 1]) : fallback;
-};
-const perEntity = arg('records-per-entity', 5_000);
-const rounds = arg('rounds', 20);
-const ENTITIES = ['clients', 'products', 'quotations', 'saved_invoices', 'repeating_invoices'];
-const sandbox = await startSandbox({
-  records: 0,
-  perEntity: Object.fromEntries(ENTITIES.map((e) => [e, perEntity])),
-  seed: 1,
-  latencyMs: 0,
-});
+const { 'records-per-entity': perEntity, rounds } = numberOptions({ 'records-per-entity': 5_000, rounds: 20 });
+const sandbox = await startListsSandbox(perEntity);
 const auth = `Basic ${Buffer.from(`${sandbox.user}:${sandbox.apiKey}`).toString('base64')}`;
 
 /** Best per-page ms of `work` over the pages, after a warm-up round. */
@@ -46,7 +34,7 @@ function best(pages, work) {
 }
 
 const rows = [];
-for (const entity of ENTITIES) {
+for (const entity of LISTS) {
   const { endpoint, key } = entityNamed(entity);
   const keyField = { name: key, max: MAX_INTEGER };
   const pages = [];
