@@ -14,6 +14,7 @@ import { migrate, openDatabase } from '../dist/src/db/index.js';
 import { setLogLevel } from '../dist/src/log.js';
 import { startSandbox } from '../dist/src/sandbox/index.js';
 import { runSync } from '../dist/src/sync/index.js';
+import { logger } from '../dist/src/log.js';
 import { benchDatabaseUrl } from './database-url.mjs';
 
 setLogLevel('warn');
@@ -30,7 +31,11 @@ if (process.env.BENCH_REUSE !== '1') {
   const sandbox = await startSandbox({ records, seed: 11 });
   const client = new InvoicingClient({ baseUrl: sandbox.url, user: 'sandbox', apiKey: 'sandbox', requestsPerHour: 0 });
   const started = performance.now();
-  const outcome = await runSync({ db: handle.db, client, schema }, { kind: 'backfill' });
+  const outcome = await runSync(
+    { account: { id: undefined, name: 'default' }, db: handle.db, client, schema, log: logger },
+    {},
+    { kind: 'backfill' },
+  );
   console.log(
     `backfill of ${records.toLocaleString('en')} records: ${outcome.status} in ${((performance.now() - started) / 1000).toFixed(1)} s`,
   );

@@ -8,7 +8,7 @@
 //
 // Peak memory is sampled every 50 ms from /proc (Linux only): the command's own RSS, and the
 // proportional set size (PSS, shared pages split between the processes that map them) of the
-// embedded PostgreSQL server's processes, when there is one. Pass the CLI of another build (an
+// embedded PostgreSQL server's processes and its keeper's, when there are. Pass the CLI of another build (an
 // older checkout) to compare.
 import { spawn } from 'node:child_process';
 import { chmodSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
@@ -111,14 +111,18 @@ try {
   for (let round = 0; round < rounds; round++) {
     const dir = mkdtempSync(join(tmpdir(), 'bench-embedded-'));
     chmodSync(dir, 0o755); // reachable by the server's own user when run as root
-    const env = { EMBEDDED_DB_DIR: join(dir, 'db') };
+    // Each step starts the server (and its keeper) as a first command would: none lingers after the last.
+    const env = { EMBEDDED_DB_DIR: join(dir, 'db'), EMBEDDED_DB_IDLE_STOP: '0' };
     try {
       first.push(await measure(['migrate'], env));
       later.push(await measure(['migrate'], env));
       demo.push(await measure(['demo'], env));
       backfill.push(await measure(['backfill'], { ...env, INVOICING_API_URL: sandbox.url }));
     } finally {
-      await new Promise((done) => setTimeout(done, 1500)); // the server's smart shutdown
+      // The keeper and its server stop once the last command has gone.
+      for (let waited = 0; serverPssKb(env.EMBEDDED_DB_DIR) > 0 && waited < 30_000; waited += 100) {
+        await new Promise((done) => setTimeout(done, 100));
+      }
       rmSync(dir, { recursive: true, force: true });
     }
   }
@@ -142,4 +146,6 @@ console.log(`${'step'.padEnd(48)} ${'seconds'.padStart(8)} ${'RSS MB'.padStart(7
 for (const row of rows) {
   console.log(`${row.name.padEnd(48)} ${row.seconds.padStart(8)} ${row.rss.padStart(7)} ${row.server.padStart(10)}`);
 }
-console.log(`\nmedians of ${rounds} rounds (start-up: of 5); server MB is the PSS of the embedded server's processes`);
+console.log(
+  `\nmedians of ${rounds} rounds (start-up: of 5); server MB is the PSS of the embedded server's processes and its keeper`,
+);

@@ -22,6 +22,7 @@ import { InvoicingClient } from '../dist/src/api/index.js';
 import { migrate, openDatabase } from '../dist/src/db/index.js';
 import { setLogLevel } from '../dist/src/log.js';
 import { runSync } from '../dist/src/sync/index.js';
+import { logger } from '../dist/src/log.js';
 import { Deliverer } from '../dist/src/webhooks/deliver.js';
 import { startSandboxChild } from './sandbox-child.mjs';
 import { benchDatabaseUrl } from './database-url.mjs';
@@ -64,7 +65,8 @@ async function mirror(schema, variant) {
   const sync = async (kind) => {
     const started = performance.now();
     const outcome = await runSync(
-      { db: database.db, client: api, accountId: account.id, schema, writeConcurrency: 2 },
+      { account: { id: account.id, name: account.name }, db: database.db, client: api, schema, log: logger },
+      { writeConcurrency: 2 },
       { kind, allowDeletes: 'all' },
     );
     if (outcome.status !== 'succeeded') throw new Error(`${schema}: the ${kind} ended ${outcome.status}`);

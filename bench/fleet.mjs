@@ -4,7 +4,7 @@
 // complete, then BENCH_WATCH_S seconds (default 240; the issue asks 1,200) of BENCH_INTERVAL
 // (default 2m) targets: freshness p50 / p99 / max, requests per account per hour, CPU seconds and
 // peak RSS per daemon, and the database connections. Then the claim query's p50 / p99 with
-// 10,000 accounts in the table.
+// 10,000 accounts in the table (BENCH_DAEMONS= empty: that alone).
 //
 //   npm run build && DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres node bench/fleet.mjs
 import { spawn } from 'node:child_process';
@@ -21,9 +21,11 @@ const env = (name, fallback) => process.env[name] ?? fallback;
 const ACCOUNTS = Number(env('BENCH_ACCOUNTS', 1000));
 const RECORDS = Number(env('BENCH_RECORDS', 200));
 const LATENCY = Number(env('BENCH_LATENCY_MS', 40));
-const DAEMONS = env('BENCH_DAEMONS', '1,2,4').split(',').map(Number);
+const DAEMONS = env('BENCH_DAEMONS', '1,2,4').split(',').filter(Boolean).map(Number);
 const WATCH_S = Number(env('BENCH_WATCH_S', 240));
 const INTERVAL = env('BENCH_INTERVAL', '2m');
+// Node options for the daemons alone, e.g. BENCH_DAEMON_NODE_ARGS='--cpu-prof --cpu-prof-dir=/tmp/prof'.
+const DAEMON_NODE_ARGS = env('BENCH_DAEMON_NODE_ARGS', '').split(' ').filter(Boolean);
 const schema = 'bench_fleet';
 const secret = 'a benchmark master secret, long enough for the check';
 const { default: postgres } = await import('postgres');
@@ -58,7 +60,7 @@ function run(args, envs) {
 
 /** Starts a daemon; its CPU time and peak RSS are read from /proc while it runs. */
 function startDaemon(envs, port) {
-  const child = spawn(process.execPath, [cli, 'daemon'], {
+  const child = spawn(process.execPath, [...DAEMON_NODE_ARGS, cli, 'daemon'], {
     env: { ...envs, HEALTH_PORT: String(port) },
     stdio: ['ignore', 'ignore', 'ignore'],
   });

@@ -10,6 +10,7 @@ import { migrate, openDatabase } from '../dist/src/db/index.js';
 import { setLogLevel } from '../dist/src/log.js';
 import { startSandbox } from '../dist/src/sandbox/index.js';
 import { runSync } from '../dist/src/sync/index.js';
+import { logger } from '../dist/src/log.js';
 
 const databaseUrl = process.env.DATABASE_URL;
 if (!databaseUrl)
@@ -37,7 +38,8 @@ async function pull(label, options) {
   sandbox.clearCalls();
   const started = performance.now();
   const outcome = await runSync(
-    { db: handle.db, client, schema, writeConcurrency: 2 },
+    { account: { id: undefined, name: 'default' }, db: handle.db, client, schema, log: logger },
+    { writeConcurrency: 2 },
     { kind: 'sync', entities: ['invoices'], ...options },
   );
   const seconds = (performance.now() - started) / 1000;

@@ -13,6 +13,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import postgres from 'postgres';
+import { accountNamed, ensureDefaultAccount } from '../dist/src/accounts/store.js';
 import { InvoicingClient } from '../dist/src/api/index.js';
 import { loadConfig } from '../dist/src/config.js';
 import { migrate, openDatabase } from '../dist/src/db/index.js';
@@ -20,6 +21,7 @@ import { JobRunner } from '../dist/src/jobs/index.js';
 import { setLogLevel } from '../dist/src/log.js';
 import { startSandbox } from '../dist/src/sandbox/index.js';
 import { runSync } from '../dist/src/sync/index.js';
+import { logger } from '../dist/src/log.js';
 import { benchDatabaseUrl } from './database-url.mjs';
 
 const url = benchDatabaseUrl(import.meta.url);
@@ -44,14 +46,20 @@ const client = new InvoicingClient({
 let runner;
 try {
   await migrate(handle.db, schema);
-  await runSync({ db: handle.db, client, schema }, { kind: 'backfill' });
+  await ensureDefaultAccount(handle.db);
+  const account = await accountNamed(handle.db, 'default');
+  await runSync(
+    { account: { id: account.id, name: account.name }, db: handle.db, client, schema, log: logger },
+    {},
+    { kind: 'backfill' },
+  );
   const config = loadConfig({
     DATABASE_URL: url,
     MIRROR_SCHEMA: schema,
     INVOICING_API_URL: sandbox.url,
     JOB_POLL_INTERVAL_MS: '60000',
   });
-  runner = new JobRunner({ database: handle, client, config });
+  runner = new JobRunner({ database: handle, account, client, config });
   const waiting = new Map();
   runner.on('finished', (job) => waiting.get(job.id)?.(job));
   runner.start();

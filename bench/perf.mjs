@@ -12,6 +12,11 @@
 // JSON.parses exactly the pages that sync asked for, in the same order, and nothing else. The
 // sandbox runs in a child process of its own (`invoice-mirror sandbox --admin`); its call log
 // gives the requests and the moment the first one arrived. Medians of the rounds are shown.
+//
+// The write floor of a round: PostgreSQL loading the very rows the backfill left (every table of
+// its schema), by COPY from the bench process, into a fresh schema of the same migrations, foreign
+// keys on and the tables' own triggers off (writeFloor). The backfill is compared with the sum of
+// the two floors, and the write floor with the read floor.
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -20,6 +25,7 @@ import { fileURLToPath } from 'node:url';
 import { request } from 'undici';
 import { startSandboxChild } from './sandbox-child.mjs';
 import { benchDatabaseUrl } from './database-url.mjs';
+import { dumpRows, freshSchema, loadRows } from './copy-rows.mjs';
 
 const cli = fileURLToPath(new URL('../dist/cli/cli.js', import.meta.url));
 const here = fileURLToPath(import.meta.url);
@@ -51,7 +57,8 @@ const CASES = {
     changedShare: 0.01,
   },
 };
-const schema = 'bench_perf';
+// BENCH_SCHEMA: another schema, so that two checkouts can run this on one server at once.
+const schema = process.env.BENCH_SCHEMA ?? 'bench_perf';
 const timeBinary = existsSync('/usr/bin/time') ? '/usr/bin/time' : undefined;
 // Loaded here, not above: the floor (a process of this file) loads nothing but undici.
 const { default: postgres } = await import('postgres');
@@ -114,6 +121,26 @@ function mirrorCommand(command, sandbox, pageSize) {
   };
 }
 
+const floorSchema = `${schema}_floor`;
+
+/**
+ * Copies every row the backfill left out of its schema (into memory), migrates a fresh schema,
+ * turns its tables' own triggers off, and times COPY of those rows into it: what PostgreSQL needs
+ * to hold them, foreign keys and indexes included. Returns the milliseconds and the rows.
+ */
+async function writeFloor() {
+  const loads = await dumpRows(sql, postgres, databaseUrl, schema);
+  await freshSchema(sql, databaseUrl, floorSchema, loads);
+  const started = now();
+  await loadRows(sql, floorSchema, loads);
+  const ms = now() - started;
+  const counted = await sql.unsafe(
+    loads.map(({ table }) => `select count(*)::int as n from ${floorSchema}."${table}"`).join(' union all '),
+  );
+  await sql.unsafe(`drop schema if exists ${floorSchema} cascade`);
+  return { ms, rows: counted.reduce((sum, row) => sum + row.n, 0) };
+}
+
 const median = (values) => {
   const sorted = [...values].sort((a, b) => a - b);
   const middle = Math.floor(sorted.length / 2);
@@ -136,7 +163,7 @@ async function measureCase(name) {
       await sql.unsafe(`drop schema if exists ${schema} cascade`);
       const backfill = await mirrorCommand('backfill', sandbox, spec.pageSize)();
       const resync = await mirrorCommand('sync', sandbox, spec.pageSize)();
-      const written = await sql.unsafe(
+      const changes = await sql.unsafe(
         `select count(*)::int as n from ${schema}.changes c join ${schema}.sync_runs r on r.id = c.sync_run_id
          where r.id = (select max(id) from ${schema}.sync_runs)`,
       );
@@ -146,15 +173,17 @@ async function measureCase(name) {
       writeFileSync(listFile, JSON.stringify(paths));
       await sandbox.admin('DELETE', 'calls');
       const floor = await timed([here, 'floor', sandbox.api, listFile], {});
+      // The backfill's rows, as the resync left them (it wrote none: 'sync writes').
+      const written = name === 'cpu' || process.env.BENCH_WRITE_FLOOR === '1' ? await writeFloor() : undefined;
       // Then a share of the records changed upstream (churn: updates, inserts, deletes, restores).
       let changed;
       if (spec.changedShare) {
         await sandbox.admin('POST', 'churn', { count: Math.round(spec.records * spec.changedShare) });
         changed = await mirrorCommand('sync', sandbox, spec.pageSize)();
       }
-      results.push({ backfill, resync, floor, changed, resyncChanges: written[0].n });
+      results.push({ backfill, resync, floor, written, changed, resyncChanges: changes[0].n });
       process.stderr.write(
-        `  ${name} round ${round + 1}: floor ${s(floor.ms)}, backfill ${s(backfill.ms)}, sync ${s(resync.ms)} (first request ${Math.round(resync.firstRequestMs)} ms, ${resync.calls.length} requests, ${written[0].n} changes)${changed ? `, ${spec.changedShare * 100} % changed ${s(changed.ms)}` : ''}\n`,
+        `  ${name} round ${round + 1}: floor ${s(floor.ms)}, backfill ${s(backfill.ms)}, sync ${s(resync.ms)} (first request ${Math.round(resync.firstRequestMs)} ms, ${resync.calls.length} requests, ${changes[0].n} changes)${written ? `, write floor ${s(written.ms)} (${written.rows} rows)` : ''}${changed ? `, ${spec.changedShare * 100} % changed ${s(changed.ms)}` : ''}\n`,
       );
     }
   } finally {
@@ -165,6 +194,12 @@ async function measureCase(name) {
     case: spec.title,
     floor: s(median(results.map((r) => r.floor.ms))),
     backfill: `${s(median(results.map((r) => r.backfill.ms)))} (${x(median(results.map((r) => r.backfill.ms / r.floor.ms)))})`,
+    ...(results[0].written
+      ? {
+          'write floor': `${s(median(results.map((r) => r.written.ms)))} (${x(median(results.map((r) => r.written.ms / r.floor.ms)))} read; ${results[0].written.rows} rows)`,
+          'backfill / (read + write)': x(median(results.map((r) => r.backfill.ms / (r.floor.ms + r.written.ms)))),
+        }
+      : {}),
     'no-change sync': `${s(median(results.map((r) => r.resync.ms)))} (${x(median(results.map((r) => r.resync.ms / r.floor.ms)))})`,
     ...(spec.changedShare
       ? {
@@ -204,6 +239,7 @@ async function measureFleetUnit(records) {
   const sandbox = await startSandbox(records, 0);
   const { openDatabase } = await import('../dist/src/db/index.js');
   const { runSync } = await import('../dist/src/sync/index.js');
+  const { logger } = await import('../dist/src/log.js');
   const { setLogLevel } = await import('../dist/src/log.js');
   setLogLevel('warn');
   try {
@@ -224,7 +260,11 @@ async function measureFleetUnit(records) {
     const syncs = Number(process.env.BENCH_FLEET_SYNCS ?? 10);
     for (let i = 0; i <= syncs; i++) {
       const before = process.cpuUsage();
-      const outcome = await runSync({ db: handle.db, accountId, client, schema }, { kind: 'sync' });
+      const outcome = await runSync(
+        { account: { id: accountId, name: 'default' }, db: handle.db, client, schema, log: logger },
+        {},
+        { kind: 'sync' },
+      );
       const used = process.cpuUsage(before);
       if (outcome.status !== 'succeeded') throw new Error(`sync ended ${outcome.status}: ${outcome.error}`);
       if (i > 0) inProcess.push((used.user + used.system) / 1000);
@@ -282,7 +322,11 @@ console.log(
 console.table(caseRows);
 console.log('CPU per no-change sync of one account, zero latency (the fleet’s unit)');
 console.table(fleetRows);
-console.log('backfill by size and page size (zero latency): time, peak RSS, requests');
-console.table(memoryRows);
-console.log('requests per full list at the default page size (500; a pull reads six lists and the countries)');
-console.table(requestRows);
+if (memoryRows.length > 0) {
+  console.log('backfill by size and page size (zero latency): time, peak RSS, requests');
+  console.table(memoryRows);
+}
+if (requestRows.length > 0) {
+  console.log('requests per full list at the default page size (500; a pull reads six lists and the countries)');
+  console.table(requestRows);
+}

@@ -19,6 +19,7 @@ import { migrate, openDatabase, jsonb } from '../dist/src/db/index.js';
 import { limitHeapGrowth } from '../dist/src/heap.js';
 import { setLogLevel } from '../dist/src/log.js';
 import { runSync } from '../dist/src/sync/index.js';
+import { logger } from '../dist/src/log.js';
 import { DEFINITIONS as ENTITIES, toStagedRow } from '../dist/src/sync/entities.js';
 import { benchDatabaseUrl } from './database-url.mjs';
 
@@ -102,7 +103,11 @@ async function freshSchema(name) {
 async function timedSync(handle, schema, kind) {
   const client = newClient();
   const started = performance.now();
-  const outcome = await runSync({ db: handle.db, client, schema, writeConcurrency: writers }, { kind });
+  const outcome = await runSync(
+    { account: { id: undefined, name: 'default' }, db: handle.db, client, schema, log: logger },
+    { writeConcurrency: writers },
+    { kind },
+  );
   const ms = performance.now() - started;
   await client.close();
   const records = Object.values(outcome.entities).reduce((sum, e) => sum + e.fetched, 0);

@@ -17,6 +17,12 @@ import * as accounts from './0012_accounts.js';
 import * as fleet from './0013_fleet.js';
 import * as pullCursors from './0014_pull_cursors.js';
 import * as events from './0015_events.js';
+import * as confinement from './0016_confinement.js';
+import * as pullsParked from './0017_pulls_parked.js';
+import * as accountService from './0018_account_service.js';
+import * as vat from './0019_vat.js';
+import * as fleetLeader from './0021_fleet_leader.js';
+import * as workDue from './0022_work_due.js';
 
 export interface Migration {
   name: string;
@@ -38,4 +44,10 @@ export const migrations: Migration[] = [
   { name: '0013_fleet', up: fleet.up },
   { name: '0014_pull_cursors', up: pullCursors.up },
   { name: '0015_events', up: events.up },
+  { name: '0016_confinement', up: confinement.up },
+  { name: '0017_pulls_parked', up: pullsParked.up },
+  { name: '0018_account_service', up: accountService.up },
+  { name: '0019_vat', up: vat.up },
+  { name: '0021_fleet_leader', up: fleetLeader.up },
+  { name: '0022_work_due', up: workDue.up },
 ];

@@ -4,13 +4,17 @@
 // 20: the `sync` command's modules load in 130 ms instead of 330 ms (bench/perf.mjs, "first
 // request"). The tsc output stays for the tests and benchmarks that import modules.
 //
+// The embedded server's keeper (src/db/keeper.ts) is a second entry, dist/cli/keeper.js: the
+// commands start it by that name beside their own chunks (embedded-server.ts), so it shares the
+// chunks and every output file stays in dist/cli/.
+//
 // Left outside the bundle: the embedded server's platform packages (native binaries, found by
 // name at run time). `require` is provided for the CommonJS packages that ask for Node's own
 // modules from inside an ES module bundle.
 import { build } from 'esbuild';
 
 await build({
-  entryPoints: ['dist/src/cli.js'],
+  entryPoints: { cli: 'dist/src/cli.js', keeper: 'dist/src/db/keeper.js' },
   outdir: 'dist/cli',
   bundle: true,
   splitting: true,

@@ -1,6 +1,7 @@
 // Finds import cycles among the modules under a folder (default src/): static imports, re-exports
-// and lazy `import()` all count, since each makes one module load another; `import type` does not
-// (the compiler erases it). Prints one loop per cycle and exits 1 when there is any.
+// and lazy `import()` all count, since each makes one module load another, and so do `import type`
+// and `export type`: the compiler erases them, but two modules that need each other's types are
+// still one concern split in two (issue 43). Prints one loop per cycle and exits 1 when there is any.
 //   node scripts/import-cycles.mjs [folder]
 // test/foundation/repository.test.ts runs it on src/.
 import { existsSync } from 'node:fs';
@@ -8,13 +9,18 @@ import { dirname, join } from 'node:path';
 import ts from 'typescript';
 import { ROOT, sourceFiles } from './source-files.mjs';
 
-/** The module specifiers a file loads at run time. */
-function runtimeImports(tree) {
+/** The module specifiers a file imports or re-exports from, for its values or its types. */
+function imports(tree) {
   const found = [];
   const visit = (node) => {
-    if (ts.isImportDeclaration(node) && !isTypeOnly(node.importClause)) found.push(node.moduleSpecifier.text);
-    else if (ts.isExportDeclaration(node) && node.moduleSpecifier && !node.isTypeOnly)
-      found.push(node.moduleSpecifier.text);
+    if (ts.isImportDeclaration(node)) found.push(node.moduleSpecifier.text);
+    else if (ts.isExportDeclaration(node) && node.moduleSpecifier) found.push(node.moduleSpecifier.text);
+    else if (
+      ts.isImportTypeNode(node) &&
+      ts.isLiteralTypeNode(node.argument) &&
+      ts.isStringLiteral(node.argument.literal)
+    )
+      found.push(node.argument.literal.text); // `import('./x.js').T` in a type
     else if (
       ts.isCallExpression(node) &&
       node.expression.kind === ts.SyntaxKind.ImportKeyword &&
@@ -25,14 +31,6 @@ function runtimeImports(tree) {
   };
   visit(tree);
   return found;
-}
-
-/** `import type …` or `import { type A, type B }`: erased by the compiler. */
-function isTypeOnly(clause) {
-  if (!clause) return false; // `import './x.js'` runs x
-  if (clause.isTypeOnly) return true;
-  const named = clause.namedBindings;
-  return !clause.name && named !== undefined && ts.isNamedImports(named) && named.elements.every((e) => e.isTypeOnly);
 }
 
 /** `./x.js` from `src/a/b.ts` → `src/a/x.ts` (or its index.ts); undefined for a package. */
@@ -91,7 +89,7 @@ const folder = process.argv[2] ?? 'src';
 const files = sourceFiles(folder);
 const graph = new Map(files.map(({ path }) => [path, new Set()]));
 for (const { path, tree } of files)
-  for (const specifier of runtimeImports(tree)) {
+  for (const specifier of imports(tree)) {
     const target = resolve(path, specifier);
     if (target && graph.has(target)) graph.get(path).add(target);
   }

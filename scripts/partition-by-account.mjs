@@ -84,7 +84,7 @@ async function prepare(tx, schema) {
   const [found] = await tx`select to_regclass(${`${ident(schema)}.schema_migrations`}) is not null as migrated`;
   if (!found.migrated) throw new Error(`schema ${schema} is not a migrated mirror: run invoice-mirror migrate first`);
   await tx.unsafe(`set local search_path to ${ident(schema)}`);
-  await tx`select pg_advisory_xact_lock(hashtextextended(${`invoice-mirror:${schema}:migrate`}, 0))`;
+  await tx.unsafe(`lock table ${ident(schema)}.schema_migrations in exclusive mode`);
 }
 
 /** Every table to partition, described before anything changes; the others in the report, with why. */

@@ -4,10 +4,13 @@
  */
 import type { Config } from './config.js';
 import { ConfigError, RunError } from './errors.js';
-import { migrate, openDatabase, schemaProblem, type DatabaseHandle } from './db/index.js';
+import { sql } from 'kysely';
+import { migrate, openDatabase, schemaProblem, type DatabaseHandle, type DatabaseOptions } from './db/index.js';
+import { NoEmbeddedDatabaseError } from './db/embedded-server.js';
 import { logger } from './log.js';
 import type { InvoicingClient } from './api/index.js';
-import type { SyncDeps } from './sync/run.js';
+import type { PullingSession } from './accounts/session.js';
+import type { PullSettings } from './sync/index.js';
 
 export interface App {
   config: Config;
@@ -27,21 +30,31 @@ export interface DatabaseNeeds {
   readOnly?: boolean;
   /** The sessions' application_name (a daemon's id, see src/fleet/leases.ts). */
   applicationName?: string;
+  /**
+   * Called before the mirror is created (no embedded database, or no schema with accounts, yet):
+   * a check that throws to create nothing (the credentials its first pull will need).
+   */
+  beforeCreating?: () => void;
 }
 
 export async function openApp(config: Config, needs: DatabaseNeeds = {}): Promise<App> {
   const migrates = needs.migrate === 'always' || (needs.migrate === 'auto' && config.autoMigrate);
-  const database = await openDatabase({
-    databaseUrl: config.databaseUrl,
-    embeddedDbDir: config.embeddedDbDir,
-    schema: config.schema,
-    poolSize: config.dbPoolSize,
-    create: needs.migrate === 'always' || needs.migrate === 'auto',
-    readOnly: needs.readOnly,
-    applicationName: needs.applicationName,
-    eventsOnBackfill: config.events.onBackfill,
-  });
+  const database = await openMirrorDatabase(
+    {
+      databaseUrl: config.databaseUrl,
+      embeddedDbDir: config.embeddedDbDir,
+      embeddedIdleStopMs: config.embeddedDbIdleStop,
+      schema: config.schema,
+      poolSize: config.dbPoolSize,
+      create: needs.migrate === 'always' || needs.migrate === 'auto',
+      readOnly: needs.readOnly,
+      applicationName: needs.applicationName,
+      eventsOnBackfill: config.events.onBackfill,
+    },
+    needs.beforeCreating,
+  );
   try {
+    if (needs.beforeCreating && !(await hasAccountsTable(database))) needs.beforeCreating();
     if (migrates) {
       const applied = await migrate(database.db, config.schema);
       if (applied.length > 0) logger.info({ migrations: applied, schema: config.schema }, 'applied migrations');
@@ -57,6 +70,24 @@ export async function openApp(config: Config, needs: DatabaseNeeds = {}): Promis
     throw error;
   }
   return { config, database, close: () => database.close() };
+}
+
+/** Opens the database; an embedded one that is to be created is first shown to `beforeCreating`. */
+async function openMirrorDatabase(options: DatabaseOptions, beforeCreating?: () => void): Promise<DatabaseHandle> {
+  if (!beforeCreating || options.databaseUrl || options.create === false) return openDatabase(options);
+  try {
+    return await openDatabase({ ...options, create: false });
+  } catch (error) {
+    if (!(error instanceof NoEmbeddedDatabaseError)) throw error;
+  }
+  beforeCreating();
+  return openDatabase(options);
+}
+
+async function hasAccountsTable(database: DatabaseHandle): Promise<boolean> {
+  const { rows } = await sql<{ present: boolean }>`
+    select to_regclass(format('%I.accounts', ${database.schema}::text)) is not null as present`.execute(database.db);
+  return rows[0]?.present === true;
 }
 
 /**
@@ -102,29 +133,35 @@ export function accountsAtOnce(config: Config, work: Work, accounts: number): nu
 }
 
 /**
- * What the sync engine needs to pull one account. Pages are written two at a time on their own
- * connections when the pool has room beside what the command holds (for `atOnce` accounts),
- * else on the run's own connection. `allowDeletes` (from `--allow-deletes`) adds to the
- * ALLOW_DELETES setting.
+ * The settings of an account's pull from the configuration. Pages are written two at a time on
+ * their own connections when the pool has room beside what the command holds (for `atOnce`
+ * accounts), else on the run's own connection. `allowDeletes` (from `--allow-deletes`) adds to
+ * the ALLOW_DELETES setting.
  */
-export function syncDeps(
+export function pullSettings(
   app: App,
-  client: InvoicingClient,
-  account: { id: number; name: string },
-  allowDeletes: string[] | 'all' = [],
-  work: Work = 'sync',
-  atOnce = 1,
-): SyncDeps {
+  {
+    allowDeletes = [],
+    work = 'sync',
+    atOnce = 1,
+  }: { allowDeletes?: string[] | 'all'; work?: Work; atOnce?: number } = {},
+): PullSettings {
   const { deletes } = app.config;
   const allow = deletes.allow === 'all' || allowDeletes === 'all' ? 'all' : [...deletes.allow, ...allowDeletes];
   return {
-    db: app.database.db,
-    accountId: account.id,
-    client,
-    schema: app.config.schema,
-    logger: logger.child({ account: account.name }),
     writeConcurrency: Math.max(1, Math.min(2, app.config.dbPoolSize - minimumPoolSize(work) * atOnce)),
     deletes: { ...deletes, allow },
     reconcileAfterHours: app.config.reconcileIntervalHours,
+  };
+}
+
+/** The session of an account pulled through `client` (its own), for a pull started here. */
+export function pullSession(app: App, client: InvoicingClient, account: { id: number; name: string }): PullingSession {
+  return {
+    account: { id: account.id, name: account.name },
+    db: app.database.db,
+    schema: app.config.schema,
+    client,
+    log: logger.child({ account: account.name }),
   };
 }

@@ -153,7 +153,30 @@ const PARSERS: Parsers = {
       }
       return names;
     }),
+  hosts: hostsParser,
 };
+
+/** A host name, an IPv4 address or a bracketed IPv6 address, with an optional port: what a `Host` header holds. */
+const HOST_PORT = /^(\[[0-9a-f:.]+\]|[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*)(:\d{1,5})?$/;
+
+function hostsParser(_setting: Setting, mustBe: string): z.ZodType<string[]> {
+  return given.transform((text, ctx) => {
+    if (text === undefined) return [];
+    const hosts = text
+      .split(',')
+      .map((host) => host.trim().toLowerCase())
+      .filter(Boolean);
+    const bad = hosts.find((host) => !HOST_PORT.test(host) || Number(host.split(':').pop()) > 65535);
+    if (bad !== undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `'${bad}' is not a host[:port]; ${mustBe.replace(/^must be /, 'give ')}`,
+      });
+      return z.NEVER;
+    }
+    return hosts;
+  });
+}
 
 function parserOf(setting: Setting): z.ZodType {
   const parser = PARSERS[setting.type] as (setting: Setting, mustBe: string) => z.ZodType;
@@ -210,7 +233,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   const config = tree as Config;
 
-  if (config.databaseUrl) registerSecret(decodeURIComponent(new URL(config.databaseUrl).password));
+  for (const url of [config.databaseUrl, config.sqlDatabaseUrl])
+    if (url) registerSecret(decodeURIComponent(new URL(url).password));
   const { api } = config;
   if (isLocalUrl(api.url)) {
     api.user ??= SANDBOX_CREDENTIALS.user;

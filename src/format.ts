@@ -149,3 +149,53 @@ export function relativeTime(at: Date, now = Date.now()): string {
           : [Math.round(size / 86_400), 'd'];
   return seconds >= 0 ? `${amount} ${unit} ago` : `in ${amount} ${unit}`;
 }
+
+/** Which columns of a table for people hold money (two decimals) and months (`2026-11`). */
+export interface Readable {
+  readonly money: (column: string) => boolean;
+  readonly month: (column: string) => boolean;
+}
+
+/**
+ * Rows as a person reads them in a table: money with two decimals, a month (its first day) as
+ * `2026-11`, a time as `2026-11-03 14:05:09 UTC`. `--raw` skips this, and CSV and JSON never
+ * have it: programs get the values exactly as stored.
+ */
+export function readableRows(rows: readonly Row[], columns: readonly string[], readable: Readable): Row[] {
+  const money = columns.filter(readable.money);
+  const months = columns.filter(readable.month);
+  return rows.map((row) => {
+    const out: Row = { ...row };
+    for (const [column, value] of Object.entries(row)) if (value instanceof Date) out[column] = timeText(value);
+    for (const column of money) {
+      const value = row[column];
+      if (typeof value === 'string' || typeof value === 'number') out[column] = twoDecimals(value);
+    }
+    for (const column of months) {
+      const value = row[column];
+      if (typeof value === 'string' && /^\d{4}-\d{2}-01$/.test(value)) out[column] = value.slice(0, 7);
+    }
+    return out;
+  });
+}
+
+/** `2026-11-03 14:05:09 UTC`: a time to the second, without the ISO form's `T` and milliseconds. */
+export function timeText(at: Date): string {
+  return Number.isNaN(at.getTime()) ? String(at) : `${at.toISOString().slice(0, 19).replace('T', ' ')} UTC`;
+}
+
+/**
+ * An amount with exactly two decimals, rounded half away from zero on its decimal digits (no
+ * binary floating point: `1.005` is `1.01`); anything not a plain decimal is returned as it is.
+ */
+export function twoDecimals(value: string | number): string {
+  const text = String(value);
+  const parts = /^(-?)(\d+)(?:\.(\d+))?$/.exec(text);
+  if (!parts) return text;
+  const [, sign, whole, fraction = ''] = parts;
+  let cents = BigInt(whole! + `${fraction}00`.slice(0, 2));
+  if ((fraction[2] ?? '0') >= '5') cents += 1n;
+  const digits = cents.toString().padStart(3, '0');
+  const shown = `${digits.slice(0, -2)}.${digits.slice(-2)}`;
+  return sign && cents !== 0n ? `-${shown}` : shown;
+}

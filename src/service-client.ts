@@ -6,8 +6,8 @@
 import type { Logger } from 'pino';
 import { InvoicingClient, type ClientOptions } from './api/index.js';
 import { credentialsOf, type Account } from './accounts/store.js';
-import type { App } from './app.js';
-import { serviceLock } from './db/index.js';
+import type { Config } from './config.js';
+import { serviceLock, type DatabaseHandle } from './db/index.js';
 import { logger as defaultLogger } from './log.js';
 
 /**
@@ -18,7 +18,7 @@ import { logger as defaultLogger } from './log.js';
  * account. A ConfigError when the account's credentials cannot be had (see credentialsOf).
  */
 export function createApiClient(
-  app: Pick<App, 'config' | 'database'>,
+  app: { readonly config: Config; readonly database: DatabaseHandle },
   account: Account,
   extra: Pick<ClientOptions, 'onAttempt' | 'logger'> = {},
 ): InvoicingClient {

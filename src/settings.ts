@@ -36,6 +36,8 @@ export type Setting = Described &
     | { type: 'schema-name'; default: string }
     /** Entity names, comma-separated, or `all`; unset: none. */
     | { type: 'entities' }
+    /** `host[:port]` names, comma-separated, read lower-case; unset: none. */
+    | { type: 'hosts' }
   );
 
 /** The value a setting has once read: what its type makes of the text, or its default. */
@@ -47,9 +49,11 @@ export type SettingValue<S extends Setting> = S extends { type: 'integer' | 'dur
       ? V
       : S extends { type: 'entities' }
         ? string[] | 'all'
-        : S extends { default: string }
-          ? string
-          : string | undefined;
+        : S extends { type: 'hosts' }
+          ? string[]
+          : S extends { default: string }
+            ? string
+            : string | undefined;
 
 interface SettingsTree {
   readonly [key: string]: Setting | SettingsTree;
@@ -70,11 +74,26 @@ export const SETTINGS = {
     type: 'postgres-url',
     meaning: 'Postgres connection string (unset: the embedded server in `EMBEDDED_DB_DIR`)',
   },
+  sqlDatabaseUrl: {
+    env: 'SQL_DATABASE_URL',
+    type: 'postgres-url',
+    meaning:
+      'the connection `sql` runs queries on, as a role with no more than USAGE on the schema and SELECT on its tables (unset: the role of `DATABASE_URL`, or, where that role is a superuser or may read or write server files or run programs, the reporting role the mirror makes, `<schema>_sql`)',
+  },
   embeddedDbDir: {
     env: 'EMBEDDED_DB_DIR',
     type: 'text',
     default: './.invoice-mirror/db',
     meaning: 'where the embedded database lives',
+  },
+  embeddedDbIdleStop: {
+    env: 'EMBEDDED_DB_IDLE_STOP',
+    type: 'duration',
+    min: 0,
+    max: 86_400_000,
+    default: 10_000,
+    meaning:
+      "how long the embedded database's server runs on after the last command using it ended (its keeper then stops it; `0`: at once)",
   },
   schema: {
     env: 'MIRROR_SCHEMA',
@@ -87,18 +106,21 @@ export const SETTINGS = {
       env: 'INVOICING_API_URL',
       type: 'api-url',
       default: 'https://www.factuursturen.nl/api/v1',
-      meaning: 'base URL of the service',
+      meaning:
+        'base URL of the service, for accounts without an `api_url` of their own (`default`); an account is served only at the service its rows come from (`accounts rebind` moves it)',
     },
     user: {
       env: 'INVOICING_API_USER',
       type: 'text',
-      meaning: "the service account's user name (for a URL on this machine: `sandbox`)",
+      meaning:
+        'the user name of an account without stored credentials (`default`), needed only when one is served (for a URL on this machine: `sandbox`)',
     },
     apiKey: {
       env: 'INVOICING_API_KEY',
       type: 'text',
       secret: true,
-      meaning: "the service account's API key (for a URL on this machine: `sandbox`)",
+      meaning:
+        'the API key of an account without stored credentials (`default`), needed only when one is served (for a URL on this machine: `sandbox`)',
     },
     pageSize: {
       env: 'PAGE_SIZE',
@@ -199,7 +221,7 @@ export const SETTINGS = {
       max: 100_000,
       default: 20,
       meaning:
-        "requests of each account's hourly budget (the service's `X-RateLimit-Remaining`, and `REQUESTS_PER_HOUR`) that a daemon's pulls leave to outbound actions: a pull gives way below it, and the account's next pull waits an interval",
+        "requests of each account's hourly budget (the service's `X-RateLimit-Remaining`, and `REQUESTS_PER_HOUR`) that a daemon's pulls leave to outbound actions: below it a pull gives way and the account's pulls are parked until it is back",
     },
     pullSlice: {
       env: 'PULL_SLICE',
@@ -229,7 +251,8 @@ export const SETTINGS = {
     secretFile: {
       env: 'ACCOUNTS_SECRET_FILE',
       type: 'text',
-      meaning: 'a file holding `ACCOUNTS_SECRET` (its first line), instead of the setting itself',
+      meaning:
+        'a file holding `ACCOUNTS_SECRET` (its first line), instead of the setting itself; readable by its owner only (`chmod 600`), or it is refused',
     },
   },
   health: {
@@ -377,6 +400,14 @@ export const SETTINGS = {
       meaning: "deliveries sent at once by one process (a record's events still go one after another)",
     },
   },
+  exports: {
+    sellers: {
+      env: 'EXPORT_SELLERS',
+      type: 'text',
+      meaning:
+        "a directory of seller files, one `NAME.json` per account (the administration's own details, as `export --seller` takes them): what `export xaf` and `export ubl` read without `--seller`, and what the console's Exports page needs",
+    },
+  },
   console: {
     inDaemon: {
       env: 'CONSOLE',
@@ -401,6 +432,12 @@ export const SETTINGS = {
       type: 'text',
       secret: true,
       meaning: 'a bearer token the console accepts (`Authorization: Bearer …`)',
+    },
+    publicHosts: {
+      env: 'CONSOLE_PUBLIC_HOSTS',
+      type: 'hosts',
+      meaning:
+        'names the console is reached by besides the address it listens on (a reverse proxy, a port mapped elsewhere), as `host[:port]`: any other `Host` is refused',
     },
   },
 } as const satisfies SettingsTree;
@@ -445,11 +482,14 @@ export function allowedValues(setting: Setting): string {
       return 'a lower-case Postgres name (letters, digits, _; at most 40 characters)';
     case 'entities':
       return 'entity names, comma-separated, or all';
+    case 'hosts':
+      return 'host[:port] names, comma-separated (books.example.com,10.0.0.5:80)';
   }
 }
 
 /** `15m`, `90s`, `2h`: a duration in milliseconds as the settings write it. */
 export function durationText(ms: number): string {
+  if (ms === 0) return '0s';
   for (const [unit, size] of [
     ['d', 86_400_000],
     ['h', 3_600_000],

@@ -8,6 +8,7 @@ import type { Config } from '../config.js';
 import type { Database } from '../db/schema.js';
 import { formatRows } from '../format.js';
 import { type AccountOverview, accountsOverview, ageText, problemsText } from './overview.js';
+import { sameService, serviceUrlFor } from './service.js';
 import type { Account } from './store.js';
 
 export interface AccountDetails {
@@ -45,7 +46,16 @@ export function credentialLines(account: Account, config: Config): string[] {
     `api url: ${account.api_url ?? `from INVOICING_API_URL (${config.api.url})`}`,
     `api user: ${own ? account.api_user : 'from INVOICING_API_USER'}`,
     `api key: ${own ? 'stored, sealed' : 'from INVOICING_API_KEY'}`,
+    `service: ${account.service_url ?? 'not bound yet (its first pull binds it to the service it pulls from)'}${serviceNote(account, config)}`,
   ];
+}
+
+/** Said when this process's settings point the account at another service than its rows come from. */
+function serviceNote(account: Account, config: Config): string {
+  const here = serviceUrlFor(account, config);
+  return sameService(account.service_url, here)
+    ? ''
+    : ` (these settings point it at ${here}: not served until 'invoice-mirror accounts rebind ${account.name}')`;
 }
 
 const when = (at: Date | null) => (at ? at.toISOString() : '');

@@ -4,7 +4,7 @@
  * transaction. Parsed by csv-parse (quoted fields, commas and line breaks inside them, a byte order
  * mark), whose errors are reworded here from their codes: its own messages may quote a field.
  */
-import { readFileSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import type { Kysely } from 'kysely';
 import { CsvError, parse } from 'csv-parse/sync';
 import type { Database } from '../db/schema.js';
@@ -18,20 +18,6 @@ export const IMPORT_HEADER = ['name', 'api_url', 'api_user', 'api_key'] as const
 export interface ImportRow extends AccountInput {
   /** The line of the file the account ends on. */
   line: number;
-}
-
-/** A file of API keys must be the owner's alone (POSIX modes; Windows has none to check). */
-export function checkPrivateFile(file: string, platform: NodeJS.Platform = process.platform): void {
-  let mode: number;
-  try {
-    mode = statSync(file).mode;
-  } catch (error) {
-    throw new UsageError(`${file}: cannot read it (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
-  }
-  if (platform !== 'win32' && (mode & 0o077) !== 0)
-    throw new UsageError(
-      `${file}: others may read it (mode ${(mode & 0o777).toString(8)}) and it holds API keys; chmod 600 ${file} first`,
-    );
 }
 
 type Parsed = { record: string[]; info: { lines: number } };
@@ -94,15 +80,24 @@ export function readAccountsFile(file: string): ImportRow[] {
   return rows;
 }
 
-/** Adds or updates every account, all or nothing. */
+/**
+ * Adds or updates every account, all or nothing (`settingUrl`: INVOICING_API_URL, for an empty
+ * api_url). `movedAway` names the updated accounts whose new address is another service than
+ * their rows come from (served again after `accounts rebind`).
+ */
 export async function importAccounts(
   db: Kysely<Database>,
   rows: readonly ImportRow[],
   secret: string,
-): Promise<{ added: number; updated: number }> {
+  settingUrl: string,
+): Promise<{ added: number; updated: number; movedAway: { name: string; bound: string }[] }> {
   return db.transaction().execute(async (trx) => {
-    const counts = { added: 0, updated: 0 };
-    for (const row of rows) counts[(await saveAccount(trx, row, secret)).outcome]++;
+    const counts = { added: 0, updated: 0, movedAway: [] as { name: string; bound: string }[] };
+    for (const row of rows) {
+      const saved = await saveAccount(trx, row, secret, settingUrl);
+      counts[saved.outcome]++;
+      if (saved.boundElsewhere !== undefined) counts.movedAway.push({ name: row.name, bound: saved.boundElsewhere });
+    }
     return counts;
   });
 }

@@ -3,12 +3,15 @@
  * updating credentials (the key sealed before it reaches the database), pausing, resuming,
  * removing, and re-sealing every key under a new master secret.
  */
-import { resealSubscriptionSecrets } from '../webhooks/subscriptions.js';
+import { resolveAccounts } from './resolve.js';
 import { sql, type Kysely } from 'kysely';
 import type { AccountState, Database } from '../db/schema.js';
 import { ConfigError, UsageError } from '../errors.js';
+import { ENTITY_NAMES } from '../catalog/index.js';
+import { failJobsForOtherServices } from '../jobs/queue.js';
 import { openKey, sealKey } from './secret.js';
-import { accountNamed, stateLine, type Account } from './store.js';
+import { sameService, serviceOf } from './service.js';
+import { stateLine, type Account } from './store.js';
 
 export interface AccountInput {
   name: string;
@@ -24,40 +27,108 @@ export interface SaveResult {
   outcome: 'added' | 'updated';
   /** The state the account had before (null: new); a removed account comes back active. */
   before: AccountState | null;
+  /**
+   * The service the account's rows come from, when its new address is another: it is not served
+   * until `accounts rebind` (service.ts). Undefined otherwise.
+   */
+  boundElsewhere?: string;
 }
 
 /**
- * Adds an account, or gives an existing one these credentials (its rows stay). Adding a removed
- * account again serves it again (stateLine tells people so); a paused or refused one stays so
- * until resumed, since pausing was a person's decision and a refusal is lifted on purpose.
- * Called in a transaction, which holds the account's row until it ends.
+ * Adds an account, or gives an existing one these credentials (its rows stay). A new account is
+ * bound to the service it is reached at now (its api_url, or `settingUrl`: INVOICING_API_URL); an
+ * existing one keeps its binding. Adding a removed account again serves it again (stateLine tells
+ * people so); a paused or refused one stays so until resumed, since pausing was a person's
+ * decision and a refusal is lifted on purpose. Called in a transaction, which holds the account's
+ * row until it ends.
  */
-export async function saveAccount(db: Kysely<Database>, input: AccountInput, secret: string): Promise<SaveResult> {
+export async function saveAccount(
+  db: Kysely<Database>,
+  input: AccountInput,
+  secret: string,
+  settingUrl: string,
+): Promise<SaveResult> {
   const credentials = { api_url: input.apiUrl, api_user: input.apiUser, api_key: sealKey(input.apiKey, secret) };
+  const address = input.apiUrl ?? settingUrl;
   const existing = await db
     .selectFrom('accounts')
-    .select(['id', 'state'])
+    .select(['id', 'state', 'service_url'])
     .where('name', '=', input.name)
     .forUpdate()
     .executeTakeFirst();
   if (!existing) {
     const inserted = await db
       .insertInto('accounts')
-      .values({ name: input.name, ...credentials, notes: input.notes ?? null })
+      .values({ name: input.name, ...credentials, notes: input.notes ?? null, service_url: serviceOf(address) })
       .onConflict((oc) => oc.column('name').doNothing())
       .executeTakeFirst();
     if (Number(inserted.numInsertedOrUpdatedRows ?? 0) > 0) return { outcome: 'added', before: null };
     // Another process added the same name meanwhile: it exists now, so this updates it.
-    return saveAccount(db, input, secret);
+    return saveAccount(db, input, secret, settingUrl);
   }
   const revived =
     existing.state === 'removed' ? { state: 'active' as const, state_reason: null, state_changed_at: new Date() } : {};
+  // Bound to where its rows and jobs came from; an account that holds none yet moves with its address.
+  const keeps = existing.service_url !== null && !(await holdsNothing(db, existing.id));
   await db
     .updateTable('accounts')
-    .set({ ...credentials, ...(input.notes === undefined ? {} : { notes: input.notes }), ...revived })
+    .set({
+      ...credentials,
+      ...(input.notes === undefined ? {} : { notes: input.notes }),
+      ...revived,
+      service_url: keeps ? existing.service_url : serviceOf(address),
+    })
     .where('id', '=', existing.id)
     .execute();
-  return { outcome: 'updated', before: existing.state };
+  const moved = keeps && !sameService(existing.service_url, address);
+  return { outcome: 'updated', before: existing.state, ...(moved ? { boundElsewhere: existing.service_url! } : {}) };
+}
+
+/** Whether nothing came from the account's service yet: no pull ran and no job was queued. */
+async function holdsNothing(db: Kysely<Database>, accountId: number): Promise<boolean> {
+  const { rows } = await sql<{ nothing: boolean }>`
+    select not exists (select from sync_runs where account_id = ${accountId})
+       and not exists (select from jobs where account_id = ${accountId}) as nothing`.execute(db);
+  return rows[0]?.nothing === true;
+}
+
+/** What `accounts rebind` did. */
+export interface Rebinding {
+  account: Account;
+  /** The service it is bound to now. */
+  service: string;
+  /** False when it was bound to that service already. */
+  changed: boolean;
+  /** Its queued jobs for the service it was bound to, failed unsent. */
+  failedJobs: number;
+  /** Its live records (from the service it was bound to). */
+  records: number;
+}
+
+/**
+ * Binds the account to the service this process reaches it at (its api_url, or `settingUrl`), on
+ * purpose: its queued jobs for the old service fail unsent, in the same transaction, and its rows
+ * stay until the next pull replaces them with the new service's.
+ */
+export async function rebindAccount(db: Kysely<Database>, name: string, settingUrl: string): Promise<Rebinding> {
+  return db.transaction().execute(async (trx) => {
+    const account = await resolveAccounts(trx, name, { one: true, label: 'account' });
+    await trx.selectFrom('accounts').select('id').where('id', '=', account.id).forUpdate().execute();
+    const service = serviceOf(account.api_url ?? settingUrl);
+    const counts = ENTITY_NAMES.map(
+      (table) =>
+        sql`select count(*) as n from ${sql.table(table)} where account_id = ${account.id} and deleted_at is null`,
+    );
+    const { rows } = await sql<{
+      n: number;
+    }>`select coalesce(sum(n), 0)::int as n from (${sql.join(counts, sql` union all `)}) c`.execute(trx);
+    const records = Number(rows[0]?.n ?? 0);
+    if (account.service_url !== null && sameService(account.service_url, service))
+      return { account, service, changed: false, failedJobs: 0, records };
+    await trx.updateTable('accounts').set({ service_url: service }).where('id', '=', account.id).execute();
+    const failed = await failJobsForOtherServices(trx, account.id, service);
+    return { account, service, changed: true, failedJobs: failed.length, records };
+  });
 }
 
 /** `2026-11-26 10:00`, the process's local time: when a person did something, in a reason. */
@@ -89,53 +160,53 @@ async function setState(
 
 /** Stops pulls and jobs of the account until it is resumed; a removed account stays removed. */
 export async function pauseAccount(db: Kysely<Database>, name: string, why?: string): Promise<StateChange> {
-  const account = await accountNamed(db, name, 'account');
+  const account = await resolveAccounts(db, name, { one: true, label: 'account' });
   if (account.state === 'removed') throw new UsageError(`account ${name}: ${stateLine(account)}`);
   return setState(db, account, 'paused', `paused by a person on ${stamp()}${why ? `: ${why}` : ''}`);
 }
 
 /** Serves the account again, whatever stopped it (a pause, a refused key, a remove). */
 export async function resumeAccount(db: Kysely<Database>, name: string): Promise<StateChange> {
-  return setState(db, await accountNamed(db, name, 'account'), 'active', null);
+  return setState(db, await resolveAccounts(db, name, { one: true, label: 'account' }), 'active', null);
 }
 
 /** Stops serving the account; its rows stay, read-only, until it is resumed or purged. */
 export async function removeAccount(db: Kysely<Database>, name: string): Promise<StateChange> {
-  return setState(db, await accountNamed(db, name, 'account'), 'removed', `removed by a person on ${stamp()}`);
+  return setState(
+    db,
+    await resolveAccounts(db, name, { one: true, label: 'account' }),
+    'removed',
+    `removed by a person on ${stamp()}`,
+  );
 }
 
 /**
- * Re-seals every stored key under `newSecret`, in one transaction. The accounts table is locked
- * against writes meanwhile, so no key is added under the old secret after it was read. A key the
- * old secret does not open stops it all, naming the account; nothing is written then.
+ * Re-seals every stored key under `newSecret`, in the caller's transaction (see rotateSecret in
+ * src/secret-rotation.ts). The accounts table is locked against writes meanwhile, so no key is
+ * added under the old secret after it was read. A key the old secret does not open stops it all,
+ * naming the account. Returns how many keys it re-sealed.
  */
-export async function rotateSecret(db: Kysely<Database>, oldSecret: string, newSecret: string): Promise<number> {
-  if (oldSecret === newSecret)
-    throw new UsageError('the new secret is the one ACCOUNTS_SECRET gives already; give a new one');
-  return db.transaction().execute(async (trx) => {
-    await sql`lock table accounts in exclusive mode`.execute(trx);
-    const sealed = await trx
-      .selectFrom('accounts')
-      .select(['id', 'name', 'api_key'])
-      .where('api_key', 'is not', null)
-      .orderBy('name')
-      .execute();
-    for (const account of sealed) {
-      let key: string;
-      try {
-        key = openKey(account.api_key!, oldSecret, account.name);
-      } catch (error) {
-        if (error instanceof ConfigError) throw new ConfigError(`${error.message}; nothing was re-sealed`);
-        throw error;
-      }
-      await trx
-        .updateTable('accounts')
-        .set({ api_key: sealKey(key, newSecret) })
-        .where('id', '=', account.id)
-        .execute();
+export async function resealAccountKeys(trx: Kysely<Database>, oldSecret: string, newSecret: string): Promise<number> {
+  await sql`lock table accounts in exclusive mode`.execute(trx);
+  const sealed = await trx
+    .selectFrom('accounts')
+    .select(['id', 'name', 'api_key'])
+    .where('api_key', 'is not', null)
+    .orderBy('name')
+    .execute();
+  for (const account of sealed) {
+    let key: string;
+    try {
+      key = openKey(account.api_key!, oldSecret, account.name);
+    } catch (error) {
+      if (error instanceof ConfigError) throw new ConfigError(`${error.message}; nothing was re-sealed`);
+      throw error;
     }
-    // The webhooks' signing secrets are sealed under the same master secret.
-    await resealSubscriptionSecrets(trx, oldSecret, newSecret);
-    return sealed.length;
-  });
+    await trx
+      .updateTable('accounts')
+      .set({ api_key: sealKey(key, newSecret) })
+      .where('id', '=', account.id)
+      .execute();
+  }
+  return sealed.length;
 }

@@ -3,9 +3,10 @@
  * then the account itself, in one transaction. The tables are found in the schema when it runs,
  * not listed here, so a table a later migration adds is purged too.
  */
+import { resolveAccounts } from './resolve.js';
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
-import { type Account, accountNamed } from './store.js';
+import type { Account } from './store.js';
 
 export interface PurgePlan {
   account: Account;
@@ -53,7 +54,7 @@ export async function purgeAccount(
   announce: (plan: PurgePlan) => void = () => undefined,
 ): Promise<PurgePlan> {
   return db.transaction().execute(async (trx) => {
-    const account = await accountNamed(trx, name, 'account');
+    const account = await resolveAccounts(trx, name, { one: true, label: 'account' });
     await trx.selectFrom('accounts').select('id').where('id', '=', account.id).forUpdate().execute();
     const tables: PurgePlan['tables'] = [];
     for (const table of await accountTables(trx)) {

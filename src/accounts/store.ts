@@ -1,17 +1,20 @@
 /**
  * The `accounts` table: which accounts of the service the mirror holds, and how to reach each.
  * Every other table carries `account_id` (migrations/0012_accounts.ts); the work of the program
- * (pulls, jobs, reports) is always for a list of accounts resolved here from `--account` names.
+ * (pulls, jobs, reports) is always for a list of accounts resolved from `--account` names (resolve.ts).
  */
 import type { Kysely, Selectable } from 'kysely';
 import type { Config } from '../config.js';
 import { apiCredentials } from '../config.js';
 import type { AccountsTable, AccountState, Database } from '../db/schema.js';
-import { UsageError } from '../errors.js';
+import { NEEDS_SECRET, stateLine } from '../db/account-state.js';
+import { ConfigError, UsageError } from '../errors.js';
 import { masterSecret, openKey } from './secret.js';
 
 export type Account = Selectable<AccountsTable>;
 export type { AccountState };
+/** Where the state lines live: below the accounts, for db/attention.ts too. */
+export { stateLine };
 
 /** The account a database of one account has: its credentials are the INVOICING_API_* settings. */
 export const DEFAULT_ACCOUNT = 'default';
@@ -31,28 +34,6 @@ export async function listAccounts(db: Kysely<Database>): Promise<Account[]> {
   return db.selectFrom('accounts').selectAll().orderBy('name').execute();
 }
 
-/**
- * The accounts named (all, when none are named), in name order. An unknown name is a UsageError
- * listing the known ones, starting with `label` (the option the names came from).
- */
-export async function accountsNamed(
-  db: Kysely<Database>,
-  names: readonly string[] = [],
-  label = '--account',
-): Promise<Account[]> {
-  const all = await listAccounts(db);
-  if (names.length === 0) return all;
-  const unknown = names.filter((name) => !all.some((account) => account.name === name));
-  if (unknown.length > 0) {
-    const known = all.map((account) => account.name).join(', ') || 'none yet';
-    throw new UsageError(
-      `${label}: no account named '${unknown[0]}' (known: ${known}); 'invoice-mirror accounts list' shows them`,
-    );
-  }
-  return all.filter((account) => names.includes(account.name));
-}
-
-/** One account; `label` names where the name came from in the error (an option, or `account`). */
 /** The accounts of these ids (a daemon's claim), in id order. */
 export async function accountsWithIds(db: Kysely<Database>, ids: readonly number[]): Promise<Account[]> {
   if (ids.length === 0) return [];
@@ -62,10 +43,6 @@ export async function accountsWithIds(db: Kysely<Database>, ids: readonly number
     .where('id', 'in', [...ids])
     .orderBy('id')
     .execute();
-}
-
-export async function accountNamed(db: Kysely<Database>, name: string, label = '--account'): Promise<Account> {
-  return (await accountsNamed(db, [name], label))[0]!;
 }
 
 /**
@@ -81,34 +58,6 @@ export async function ensureDefaultAccount(db: Kysely<Database>): Promise<void> 
     .values({ name: DEFAULT_ACCOUNT, api_url: null, api_user: null, api_key: null })
     .onConflict((oc) => oc.column('name').doNothing())
     .execute();
-}
-
-/**
- * The accounts a pull or the job runner serves: those named, or every active one. A named
- * account that is not active is a UsageError saying why and what to do.
- */
-export async function accountsToServe(db: Kysely<Database>, names: readonly string[] = []): Promise<Account[]> {
-  await ensureDefaultAccount(db);
-  const accounts = await accountsNamed(db, names);
-  if (names.length === 0) return accounts.filter((account) => account.state === 'active');
-  const inactive = accounts.find((account) => account.state !== 'active');
-  if (inactive) throw new UsageError(`account ${inactive.name}: ${stateLine(inactive)}`);
-  return accounts;
-}
-
-/** Why an account is not served, and what to do, in one line. */
-export function stateLine(account: Pick<Account, 'name' | 'state' | 'state_reason'>): string {
-  const reason = account.state_reason ? ` (${account.state_reason})` : '';
-  switch (account.state) {
-    case 'active':
-      return 'active';
-    case 'paused':
-      return `paused${reason}; 'invoice-mirror accounts resume ${account.name}' serves it again`;
-    case 'refused':
-      return `the service refused its API key${reason}; make the key active again in the service (a key can be made inactive without being deleted) or add a new one with 'invoice-mirror accounts add ${account.name} --api-user … --api-key-stdin', then 'invoice-mirror accounts resume ${account.name}'`;
-    case 'removed':
-      return `removed${reason}: its rows are kept, read-only; 'invoice-mirror accounts resume ${account.name}' serves it again`;
-  }
 }
 
 export async function setAccountState(
@@ -130,10 +79,33 @@ export async function setAccountState(
  * not tried again until a person resumes it. Returns the reason recorded.
  */
 export async function markRefused(db: Kysely<Database>, accountId: number, during: string): Promise<string> {
-  const at = new Date().toISOString().slice(0, 16).replace('T', ' ');
-  const reason = `the service answered 401 Unauthorized to ${during} at ${at} UTC`;
+  const reason = refusalReason(during);
   await setAccountState(db, accountId, 'refused', reason);
   return reason;
+}
+
+/** `the service answered 401 Unauthorized to pull 12 at 2026-11-26 10:00 UTC`. */
+export function refusalReason(during: string): string {
+  const at = new Date().toISOString().slice(0, 16).replace('T', ' ');
+  return `the service answered 401 Unauthorized to ${during} at ${at} UTC`;
+}
+
+/**
+ * Whether the account has credentials of its own (a sealed key): then a 401 refuses the account,
+ * for every process. Without (`default`) its credentials are each process's INVOICING_API_*
+ * settings, so a 401 says something about that process only, and changes nothing in the database.
+ */
+export function hasStoredCredentials(account: Pick<Account, 'api_user' | 'api_key'>): boolean {
+  return account.api_user !== null && account.api_key !== null;
+}
+
+/**
+ * The line after the service refused an account's key (401): for an account with its own key, its
+ * state line (it is `refused` now); for one that takes the settings, what this process can do.
+ */
+export function refusedLine(account: Pick<Account, 'name' | 'api_user' | 'api_key'>): string {
+  if (hasStoredCredentials(account)) return stateLine({ ...account, state: 'refused', state_reason: null });
+  return `the service refused the credentials of this process (INVOICING_API_USER and INVOICING_API_KEY, as the account has none of its own), so this run stops; nothing changed for the account or other processes: set them to the account's user and an active API key and run it again, or store the account's own with 'invoice-mirror accounts add ${account.name} --api-user … --api-key-stdin' (${NEEDS_SECRET})`;
 }
 
 /** The address and credentials of an account's service. */
@@ -148,9 +120,29 @@ export interface AccountCredentials {
  * with none stored (`default`), the INVOICING_API_* settings. A ConfigError naming what to set
  * when they are missing.
  */
-export function credentialsOf(account: Account, config: Config): AccountCredentials {
+export function credentialsOf(
+  account: Pick<Account, 'name' | 'api_url' | 'api_user' | 'api_key'>,
+  config: Config,
+): AccountCredentials {
   const baseUrl = account.api_url ?? config.api.url;
-  if (account.api_user === null || account.api_key === null) return { baseUrl, ...apiCredentials(config) };
-  const secret = masterSecret(config, `use the API key of account ${account.name}`);
-  return { baseUrl, user: account.api_user, apiKey: openKey(account.api_key, secret, account.name) };
+  if (!hasStoredCredentials(account)) return { baseUrl, ...settingsCredentials(account.name, config) };
+  const secret = masterSecret(
+    config,
+    `use the API key of account ${account.name}`,
+    'open',
+    `add its key again with 'invoice-mirror accounts add ${account.name} …'`,
+  );
+  return { baseUrl, user: account.api_user!, apiKey: openKey(account.api_key!, secret, account.name) };
+}
+
+/** The INVOICING_API_* credentials an account without its own takes; when missing, why and what to do. */
+function settingsCredentials(name: string, config: Config): { user: string; apiKey: string } {
+  try {
+    return apiCredentials(config);
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    throw new ConfigError(
+      `${error.message}, as the account has no credentials of its own; set INVOICING_API_USER and INVOICING_API_KEY, or store the account's own with 'invoice-mirror accounts add ${name} --api-user … --api-key-stdin' (${NEEDS_SECRET})`,
+    );
+  }
 }

@@ -7,7 +7,7 @@ import type { Logger } from 'pino';
 import { logger as defaultLogger } from '../log.js';
 import { MalformedRecordError, NotFoundError, ServerError, UnknownOutcomeError } from './errors.js';
 import { HttpCore, operationOf, type HttpOptions, type Method, type RequestSpec } from './http.js';
-import type { GateStall } from './gate.js';
+import type { GateStall, PullsWait } from './gate.js';
 import { PagedList, type ListAnswer, type PageStream, type PagingOptions } from './paging.js';
 import type { HeldFingerprints } from './fingerprint.js';
 import { readListBytes, singleValueText, WireList, wireItem } from './json-split.js';
@@ -153,6 +153,11 @@ export class InvoicingClient {
     });
   }
 
+  /** The service's API address the client calls (ClientOptions.baseUrl). */
+  get baseUrl(): string {
+    return this.core.options.baseUrl;
+  }
+
   /** HTTP requests actually sent (retries included), by this client and its views. */
   get requestsMade(): number {
     return this.core.requestsMade;
@@ -185,6 +190,11 @@ export class InvoicingClient {
     return this.core.gate.pausedUntil;
   }
 
+  /** Whether the account's pulls should wait, `keep` requests being kept for actions (see AccountGate.pullsWait). */
+  pullsWait(keep: number): PullsWait | null {
+    return this.core.gate.pullsWait(keep);
+  }
+
   // ---- reads ------------------------------------------------------------------------------
 
   /**
@@ -203,14 +213,14 @@ export class InvoicingClient {
     } & PagingOptions = {},
   ): PageStream<RecordOf<E>> {
     const pageSize = checkPageSize(options.pageSize ?? this.settings.pageSize);
-    const { knownCap, onCapLearned, unchanged, resume } = options;
+    const { knownCap, onCapLearned, unchanged, from } = options;
     const { endpoint, key } = entityNamed(entity);
     return PagedList.ofEntity(
       entity,
       pageSize,
       this.pageFetcher(endpoint, key, options.wait, options.filters, options.held),
       this.log,
-      { knownCap, onCapLearned, unchanged, resume },
+      { knownCap, onCapLearned, unchanged, from },
     );
   }
 

@@ -143,3 +143,46 @@ export class MalformedRecordError extends ApiError {
     super(`record could not be read: ${problems.map((p) => `${p.field}: ${p.message}`).join('; ')}`, options);
   }
 }
+
+/**
+ * What kind of failure an error is, as people and summaries name it: the service could not be
+ * reached (a DNS failure, a connection refused, a connect timeout: nothing was sent), no complete
+ * answer came (a call safe to repeat timed out or was cut off), the hourly quota or budget is
+ * spent, the service refused the call or the account's key, it answered with an error, the
+ * outcome is unknown, or something else.
+ */
+export type FailureKind =
+  | 'unreachable'
+  | 'no_answer'
+  | 'rate_limited'
+  | 'refused'
+  | 'key_refused'
+  | 'server_error'
+  | 'unknown_outcome'
+  | 'other';
+
+/** Each kind as a reason, completing "… because …". */
+export const FAILURE_WORDS: Readonly<Record<FailureKind, string>> = {
+  unreachable: 'the service could not be reached',
+  no_answer: 'no complete answer came from the service',
+  rate_limited: 'the hourly quota or budget is spent',
+  refused: 'the service refused the call',
+  key_refused: "the account's API key was refused",
+  server_error: 'the service answered with an error',
+  unknown_outcome: 'the outcome of a call is unknown',
+  other: 'of an error',
+};
+
+/** The kind of an error, or of the API error behind it (a job's failure carries it as its cause). */
+export function failureKind(error: unknown): FailureKind {
+  let root = error;
+  for (let depth = 0; depth < 5 && !(root instanceof ApiError) && root instanceof Error && root.cause; depth++)
+    root = root.cause;
+  if (root instanceof NetworkError) return root.transport === 'connect' ? 'unreachable' : 'no_answer';
+  if (root instanceof RateLimitedError) return 'rate_limited';
+  if (root instanceof AuthenticationError) return 'key_refused';
+  if (root instanceof UnknownOutcomeError) return 'unknown_outcome';
+  if (root instanceof ServerError) return 'server_error';
+  if (root instanceof ApiError) return 'refused';
+  return 'other';
+}

@@ -44,6 +44,14 @@ interface Step {
   expectedMs: number;
 }
 
+/** Why an account's pulls should wait, and until when (see AccountGate.pullsWait). */
+export interface PullsWait {
+  until: Date;
+  /** Its jobs must wait too (the service refuses every call until then). */
+  all: boolean;
+  why: string;
+}
+
 export interface GateOptions {
   requestsPerHour: number;
   /** Default pause; each client passes its own setting when it sees the quota 403. */
@@ -78,8 +86,10 @@ export class AccountGate {
   get budgetLeft(): number {
     const limit = this.options.requestsPerHour;
     const now = monotonicNow();
-    const local = limit > 0 ? limit - this.sentAt.filter((at) => at > now - HOUR_MS).length : Number.POSITIVE_INFINITY;
-    return Math.min(this.remaining ?? Number.POSITIVE_INFINITY, local);
+    return Math.min(
+      this.remaining ?? Number.POSITIVE_INFINITY,
+      limit > 0 ? this.localLeft(now) : Number.POSITIVE_INFINITY,
+    );
   }
 
   get pausedUntil(): Date | null {
@@ -106,6 +116,37 @@ export class AccountGate {
    */
   expect(what: string, expectedMs: number): void {
     if (this.step) this.step = { ...this.step, what, since: monotonicNow(), expectedMs: Math.max(0, expectedMs) };
+  }
+
+  /**
+   * Whether a pull should wait, with `keep` requests kept for actions, and until when: after a
+   * quota 403, until the pause ends (and then nothing else should run either: `all`); with the
+   * local budget spent down to `keep`, until half of it is free again (it counts the last hour's
+   * requests, so it comes back one by one, and a pull let go at the first free request would give
+   * way at once, over and over); with the service's last `X-RateLimit-Remaining` down to `keep`,
+   * for the quota pause (`rateLimitPauseMs`: the service does not say when its window resets).
+   * Null: pull on.
+   */
+  pullsWait(keep: number): PullsWait | null {
+    const now = monotonicNow();
+    if (this.pauseEnd > now) return { until: this.pauseEndDate(), all: true, why: 'its hourly quota was spent (403)' };
+    const limit = this.options.requestsPerHour;
+    if (limit > 0 && this.localLeft(now) <= keep) {
+      const wanted = Math.min(limit, Math.max(keep + 1, Math.ceil(limit / 2)));
+      const free = this.budgetFreeFor(wanted, now);
+      return {
+        until: wallTime(free),
+        all: false,
+        why: `its hourly budget of ${limit} requests (REQUESTS_PER_HOUR) is spent down to the ${keep} kept for actions, and ${wanted} are free again then`,
+      };
+    }
+    if (this.remaining !== null && this.remaining <= keep)
+      return {
+        until: wallTime(now + this.options.rateLimitPauseMs),
+        all: false,
+        why: `the service says only ${Math.max(0, this.remaining)} requests are left this hour (X-RateLimit-Remaining), no more than the ${keep} kept for actions`,
+      };
+    return null;
   }
 
   /** Requests queued or running (for tests and status output). */
@@ -263,10 +304,23 @@ export class AccountGate {
 
   /** When the next request fits in the local hourly budget (≤ now: it fits now). */
   private budgetFreeAt(now: number): number {
+    return this.budgetFreeFor(1, now);
+  }
+
+  /** When `wanted` requests (at most the budget) fit in the local hourly budget (≤ now: they fit now). */
+  private budgetFreeFor(wanted: number, now: number): number {
     const limit = this.options.requestsPerHour;
     if (limit <= 0) return 0;
+    const left = this.localLeft(now);
+    if (left >= wanted) return 0;
+    // The oldest requests leave the window first: once the one `wanted - left` from the start has.
+    return this.sentAt[wanted - left - 1]! + HOUR_MS;
+  }
+
+  /** Requests the local budget has left this hour (the window's older sends forgotten first). */
+  private localLeft(now: number): number {
     while (this.sentAt.length > 0 && this.sentAt[0]! <= now - HOUR_MS) this.sentAt.shift();
-    return this.sentAt.length < limit ? 0 : this.sentAt[this.sentAt.length - limit]! + HOUR_MS;
+    return this.options.requestsPerHour - this.sentAt.length;
   }
 
   /**

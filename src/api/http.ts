@@ -187,105 +187,101 @@ export class HttpCore {
   private async attempts(spec: RequestSpec, operation: string, wait: boolean): Promise<HttpAnswer> {
     const log = this.options.logger;
     let failures = 0;
-    // A DELETE whose earlier attempt may have landed counts a later 404 as done.
-    let uncertain = false;
-    let quotaRefusals = 0;
+    const tries: Tries = { uncertain: false, quotaRefusals: 0 };
     for (;;) {
       await this.gate.beforeSend(operation, wait);
-      let retryReason: ApiError;
-      const started = performance.now();
-      this.requestsMade++;
-      const outcome = await this.sendExclusive(spec);
-      this.options.onAttempt?.({
-        method: spec.method,
-        endpoint: endpointOf(spec.path),
-        status: 'kind' in outcome ? outcome.kind : String(outcome.status),
-      });
-      if ('kind' in outcome) {
-        this.gate.noteDone(null);
-        const { kind, detail, cause } = outcome;
-        log.debug({ operation, kind, detail, ms: Math.round(performance.now() - started) }, 'api: request failed');
-        if (kind !== 'connect' && !spec.idempotent) {
-          throw new UnknownOutcomeError({
-            operation,
-            detail: `${detail}; the request may have reached the service`,
-            cause,
-          });
-        }
-        if (kind !== 'connect') uncertain = true;
-        retryReason = new NetworkError({ operation, detail, cause, transport: kind });
-      } else {
-        const { status, headers, bytes, raw } = outcome;
-        // Decoded when read: a list answer parsed from its bytes never is.
-        let decoded: string | undefined;
-        const text = () => (decoded ??= raw.toString('utf8'));
-        const contentType = headerText(headers['content-type']);
-        const remaining = parseRemaining(headers['x-ratelimit-remaining']);
-        this.gate.noteDone(remaining);
-        log.debug({ operation, status, remaining, ms: Math.round(performance.now() - started) }, 'api: request');
-
-        if (status >= 200 && status < 300) {
-          if (spec.binary) return { status, text: '', body: raw, contentType };
-          const body = () => withoutBom(text());
-          if (!spec.json) return { status, text: body() };
-          try {
-            if (spec.parse) return { status, text: '', json: spec.parse(raw) };
-            return { status, text: body(), json: JSON.parse(body()) };
-          } catch (cause) {
-            const detail = unreadableJson(status, contentType, body(), bytes, cause);
-            if (!spec.idempotent) throw new UnknownOutcomeError({ operation, status, detail, cause });
-            retryReason = new ServerError({ operation, status, detail, cause });
-          }
-        } else if ((status === 403 && remaining === 0) || status === 429) {
-          // Refused for quota: nothing was done, so even a send may be repeated after the pause.
-          // Refused again right after a pause: the window has not reset yet, so each further pause doubles.
-          const base = Math.max(this.options.rateLimitPauseMs, this.options.retryBaseMs);
-          const pauseMs = quotaRefusals === 0 ? base : Math.min(Math.max(HOUR_MS, base), base * 2 ** quotaRefusals);
-          quotaRefusals++;
-          const retryAt = this.gate.pause(operation, pauseMs);
-          if (!wait)
-            throw new RateLimitedError(retryAt, {
-              operation,
-              status,
-              retryInMs: this.gate.pauseLeftMs,
-              detail: `${status} hourly quota spent (X-RateLimit-Remaining: 0)`,
-            });
-          continue;
-        } else if (status === 401) {
-          throw new AuthenticationError({ operation, status });
-        } else if (status === 404) {
-          if (uncertain && spec.method === 'DELETE') return { status, text: text() };
-          throw new NotFoundError({ operation, status, serviceMessage: errorBodyText(contentType, text()) });
-        } else if (status === 403) {
-          throw new RefusedError({ operation, status, serviceMessage: errorBodyText(contentType, text()) });
-        } else if (status >= 400 && status < 500) {
-          throw new InvalidRequestError({ operation, status, serviceMessage: errorBodyText(contentType, text()) });
-        } else if (status >= 500) {
-          if (!spec.idempotent) {
-            throw new UnknownOutcomeError({
-              operation,
-              status,
-              detail: `${status} server error; the request may have taken effect`,
-              serviceMessage: errorBodyText(contentType, text()),
-            });
-          }
-          uncertain = true;
-          retryReason = new ServerError({ operation, status, serviceMessage: errorBodyText(contentType, text()) });
-        } else {
-          throw new ServerError({
-            operation,
-            status,
-            detail: `unexpected status ${status}`,
-            serviceMessage: errorBodyText(contentType, text()),
-          });
-        }
-      }
-      if (failures >= this.options.maxRetries) throw retryReason;
+      const verdict = await this.attempt(spec, operation, wait, tries);
+      if ('answer' in verdict) return verdict.answer;
+      if (!verdict.retry) continue; // a quota pause: no failure
+      if (failures >= this.options.maxRetries) throw verdict.retry;
       const delay = backoff(this.options.retryBaseMs, failures++);
-      log.warn({ operation, attempt: failures, delayMs: delay, reason: retryReason.message }, 'api: retrying');
+      log.warn({ operation, attempt: failures, delayMs: delay, reason: verdict.retry.message }, 'api: retrying');
       this.gate.expect('waiting to retry', delay);
       await sleep(delay, undefined, { signal: this.gate.closedSignal });
     }
+  }
+
+  /** One attempt and what comes of it: the answer, a failure to retry, or a quota pause (throws what is final). */
+  private async attempt(spec: RequestSpec, operation: string, wait: boolean, tries: Tries): Promise<Verdict> {
+    const started = performance.now();
+    this.requestsMade++;
+    const outcome = await this.sendExclusive(spec);
+    this.options.onAttempt?.({
+      method: spec.method,
+      endpoint: endpointOf(spec.path),
+      status: 'kind' in outcome ? outcome.kind : String(outcome.status),
+    });
+    const ms = () => Math.round(performance.now() - started);
+    if (!('kind' in outcome)) return this.answered(outcome, spec, { operation, wait, ms }, tries);
+    this.gate.noteDone(null);
+    const { kind, detail, cause } = outcome;
+    this.options.logger.debug({ operation, kind, detail, ms: ms() }, 'api: request failed');
+    if (kind !== 'connect' && !spec.idempotent) {
+      throw new UnknownOutcomeError({
+        operation,
+        detail: `${detail}; the request may have reached the service`,
+        cause,
+      });
+    }
+    if (kind !== 'connect') tries.uncertain = true;
+    return { retry: new NetworkError({ operation, detail, cause, transport: kind }) };
+  }
+
+  /** An answer with a status: its body when it succeeded, else what its status means. */
+  private answered(
+    { status, headers, bytes, raw }: Answer,
+    spec: RequestSpec,
+    { operation, wait, ms }: { operation: string; wait: boolean; ms: () => number },
+    tries: Tries,
+  ): Verdict {
+    // Decoded when read: a list answer parsed from its bytes never is.
+    let decoded: string | undefined;
+    const text = () => (decoded ??= raw.toString('utf8'));
+    const contentType = headerText(headers['content-type']);
+    const remaining = parseRemaining(headers['x-ratelimit-remaining']);
+    this.gate.noteDone(remaining);
+    this.options.logger.debug({ operation, status, remaining, ms: ms() }, 'api: request');
+    if (status >= 200 && status < 300) {
+      if (spec.binary) return { answer: { status, text: '', body: raw, contentType } };
+      const body = () => withoutBom(text());
+      if (!spec.json) return { answer: { status, text: body() } };
+      try {
+        if (spec.parse) return { answer: { status, text: '', json: spec.parse(raw) } };
+        return { answer: { status, text: body(), json: JSON.parse(body()) } };
+      } catch (cause) {
+        const detail = unreadableJson(status, contentType, body(), bytes, cause);
+        if (!spec.idempotent) throw new UnknownOutcomeError({ operation, status, detail, cause });
+        return { retry: new ServerError({ operation, status, detail, cause }) };
+      }
+    }
+    if ((status === 403 && remaining === 0) || status === 429) return this.quotaRefused(operation, status, wait, tries);
+    if (status === 404 && tries.uncertain && spec.method === 'DELETE') return { answer: { status, text: text() } };
+    const serviceMessage = errorBodyText(contentType, text());
+    if (status >= 500 && spec.idempotent) {
+      tries.uncertain = true;
+      return { retry: new ServerError({ operation, status, serviceMessage }) };
+    }
+    throw refusalOf(status, operation, serviceMessage);
+  }
+
+  /**
+   * Refused for quota: nothing was done, so even a send may be repeated after the pause. Refused
+   * again right after a pause: the window has not reset yet, so each further pause doubles.
+   */
+  private quotaRefused(operation: string, status: number, wait: boolean, tries: Tries): Verdict {
+    const base = Math.max(this.options.rateLimitPauseMs, this.options.retryBaseMs);
+    const pauseMs =
+      tries.quotaRefusals === 0 ? base : Math.min(Math.max(HOUR_MS, base), base * 2 ** tries.quotaRefusals);
+    tries.quotaRefusals++;
+    const retryAt = this.gate.pause(operation, pauseMs);
+    if (!wait)
+      throw new RateLimitedError(retryAt, {
+        operation,
+        status,
+        retryInMs: this.gate.pauseLeftMs,
+        detail: `${status} hourly quota spent (X-RateLimit-Remaining: 0)`,
+      });
+    return { retry: null };
   }
 
   /**
@@ -423,4 +419,30 @@ function parseRemaining(value: string | string[] | undefined): number | null {
 /** Exponential backoff with full-range jitter (0.5×–1.5×), capped. */
 function backoff(baseMs: number, failures: number): number {
   return Math.min(MAX_BACKOFF_MS, baseMs * 2 ** failures) * (0.5 + Math.random());
+}
+
+/** What the attempts of one request have met so far. */
+interface Tries {
+  /** A DELETE whose earlier attempt may have landed counts a later 404 as done. */
+  uncertain: boolean;
+  quotaRefusals: number;
+}
+
+/** What one attempt came to: the answer, or a failure to retry (null: a quota pause, no failure). */
+type Verdict = { answer: HttpAnswer } | { retry: ApiError | null };
+
+/** The error of an answer refused for good (every status but success, quota and a retried 5xx). */
+function refusalOf(status: number, operation: string, serviceMessage: ReturnType<typeof errorBodyText>): ApiError {
+  if (status === 401) return new AuthenticationError({ operation, status });
+  if (status === 404) return new NotFoundError({ operation, status, serviceMessage });
+  if (status === 403) return new RefusedError({ operation, status, serviceMessage });
+  if (status >= 400 && status < 500) return new InvalidRequestError({ operation, status, serviceMessage });
+  if (status >= 500)
+    return new UnknownOutcomeError({
+      operation,
+      status,
+      detail: `${status} server error; the request may have taken effect`,
+      serviceMessage,
+    });
+  return new ServerError({ operation, status, detail: `unexpected status ${status}`, serviceMessage });
 }

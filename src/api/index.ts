@@ -66,4 +66,7 @@ export {
   NetworkError,
   UnknownOutcomeError,
   MalformedRecordError,
+  FAILURE_WORDS,
+  failureKind,
 } from './errors.js';
+export type { FailureKind } from './errors.js';

@@ -53,38 +53,23 @@ export function splitJsonArray(
     const c = bytes[i]!;
     if (c === 34 /* " */) {
       if (depth === 0) return null; // a bare string element: not a list of records
-      // The closing quote, found byte by byte: a record's strings are short, and a call of
-      // indexOf costs more than the few bytes it would skip.
-      let end = i + 1;
-      let escaped = false;
-      for (;;) {
-        if (end >= n) return null;
-        const b = bytes[end]!;
-        if (b === 34 /* " */) break;
-        if (b === 92 /* \ */) {
-          escaped = true;
-          end += 2;
-        } else end++;
-      }
+      const end = closingQuote(bytes, i, n);
+      if (end < 0) return null;
       if (depth === 1 && expectName && keyField && !unreadable) {
         expectName = false;
-        if (escaped) unreadable = true;
+        if (hasBackslash(bytes, i + 1, end)) unreadable = true;
         else if (isName(bytes, i + 1, end, keyField.name)) key = integerAfterColon(bytes, end + 1, keyField.max);
       }
       i = end + 1;
       continue;
     }
-    if (c === 123 /* { */ && depth === 0 && held && keyField) {
-      const heldKey = leadingKey(bytes, i, keyField);
-      const fingerprint = heldKey === null ? null : held(heldKey);
-      const end = fingerprint ? heldTextEnd(fingerprint, bytes, i) : -1;
-      if (end > 0) {
-        fingerprints[keys.length] = fingerprint!;
-        bounds.push(i, end);
-        keys.push(heldKey);
-        i = end;
-        continue;
-      }
+    const taken = c === 123 /* { */ && depth === 0 && held && keyField ? heldAt(bytes, i, keyField, held) : null;
+    if (taken) {
+      fingerprints[keys.length] = taken.fingerprint;
+      bounds.push(i, taken.end);
+      keys.push(taken.key);
+      i = taken.end;
+      continue;
     }
     if (c === 123 /* { */ || c === 91 /* [ */) {
       if (depth === 0) {
@@ -115,6 +100,39 @@ export function splitJsonArray(
     i++;
   }
   return null;
+}
+
+/**
+ * Index of the quote that closes the string opening at `open`, or -1: found byte by byte, as a
+ * record's strings are short and a call of indexOf costs more than the few bytes it would skip.
+ */
+function closingQuote(bytes: Buffer, open: number, n: number): number {
+  let end = open + 1;
+  for (;;) {
+    if (end >= n) return -1;
+    const b = bytes[end]!;
+    if (b === 34 /* " */) return end;
+    end += b === 92 /* \ */ ? 2 : 1;
+  }
+}
+
+/** Whether a backslash (an escape) is among `bytes[from..to)`. */
+function hasBackslash(bytes: Buffer, from: number, to: number): boolean {
+  for (let j = from; j < to; j++) if (bytes[j] === 92 /* \ */) return true;
+  return false;
+}
+
+/** The held text the object at `open` is (see splitJsonArray), with its key and end; else null. */
+function heldAt(
+  bytes: Buffer,
+  open: number,
+  keyField: { name: string; max: number },
+  held: HeldFingerprints,
+): { key: number; end: number; fingerprint: string } | null {
+  const key = leadingKey(bytes, open, keyField);
+  const fingerprint = key === null ? undefined : held(key);
+  const end = fingerprint ? heldTextEnd(fingerprint, bytes, open) : -1;
+  return end > 0 ? { key: key!, end, fingerprint: fingerprint! } : null;
 }
 
 /** Index of the quote that closes the string opening at `open`, or -1. */

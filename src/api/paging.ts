@@ -3,7 +3,7 @@
  *
  * The service publishes neither its page size nor a maximum `count`, and sends no totals, so the
  * only proof that a list has ended is an **empty page**: a short page may be a cap on `count`
- * (every record past it would then look deleted). That costs one request per list. When a short
+ * (a reader that stopped there would miss every record past it). That costs one request per list. When a short
  * page is followed by a non-empty one, the service caps `count`: the cap is reported once
  * (`onCapLearned`, which the mirror remembers) and asked for from then on.
  *
@@ -15,6 +15,7 @@
 import type { Logger } from 'pino';
 import type { WireItem } from './json-split.js';
 import { entityNamed, type EntityName } from '../catalog/index.js';
+import { textFingerprint } from './fingerprint.js';
 import { readRecords, type ReadRecord, type RecordOf, type ValueIssue } from './schemas.js';
 
 export interface Page<T> {
@@ -40,13 +41,8 @@ export interface PageStream<T> extends AsyncIterable<Page<T>> {
   /** True only after the iteration reached the proven end of the list (an empty page, or a whole-list answer). */
   readonly complete: boolean;
   readonly warnings: string[];
-  /** After a page was yielded: where to resume reading (see PagingOptions.resume). */
+  /** After a page was yielded: where a later reading may go on from (see PagingOptions.from). */
   readonly position: ListPosition | null;
-  /**
-   * A resumed list whose last page, read again, no longer held the same ids: records moved across
-   * the resume point meanwhile, so one may have been skipped.
-   */
-  readonly shiftedOnResume: boolean;
   /** Every record of the list in one array (for short lists: countries, search results). */
   all(): Promise<T[]>;
   /**
@@ -102,17 +98,16 @@ export interface PagingOptions {
    */
   unchanged?: (elements: readonly PageElement[]) => Promise<ReadonlySet<number>>;
   /**
-   * Go on from where an earlier reading stopped: the last page it read is read again (and not
-   * yielded when it holds the same ids; else `shiftedOnResume`), then the pages after it.
+   * The offset of the first page (default 0): a later reading goes on from an earlier one's
+   * position (whether the list moved meanwhile is its consumer's question: see sync/resume.ts).
    */
-  resume?: ListPosition | null;
+  from?: number;
 }
 
 export class PagedList<T> implements PageStream<T> {
   complete = false;
   readonly warnings: string[] = [];
   position: ListPosition | null = null;
-  shiftedOnResume = false;
   /** The first page, asked for ahead (see prefetch). */
   private prefetched: Promise<ListAnswer> | undefined;
 
@@ -126,6 +121,13 @@ export class PagedList<T> implements PageStream<T> {
     private readonly parse: PageParser<T>,
     private readonly logger: Logger,
     private readonly options: PagingOptions = {},
+    /**
+     * An element's id when its text shows no plain key: its `keyField`, parsed; for records whose key
+     * is made (see EntitySpec.derivedKey), the fingerprint of its text, which tells repeated pages
+     * apart as well without parsing it (the consumer finds its key from the fingerprint it holds).
+     */
+    private readonly idOfElement: (answer: ListAnswer, index: number) => string | null = (answer, index) =>
+      idOf(answer.item(index).value, keyField),
   ) {}
 
   /** A page stream of the records of an entity. */
@@ -144,6 +146,8 @@ export class PagedList<T> implements PageStream<T> {
       (items) => readRecords(entity, items),
       logger,
       options,
+      // Records without an id of their own are known by their text's fingerprint.
+      'derivedKey' in entityNamed(entity) ? (answer, index) => textFingerprint(answer.bytes(index)) : undefined,
     );
   }
 
@@ -155,7 +159,7 @@ export class PagedList<T> implements PageStream<T> {
   }
 
   prefetch(): void {
-    this.prefetched ??= this.fetchPage(this.firstCount(), this.options.resume?.lastPage.start ?? 0);
+    this.prefetched ??= this.fetchPage(this.firstCount(), this.options.from ?? 0);
     // Awaited by the iteration; until then (or if it never begins) a failure is not unhandled.
     this.prefetched.catch(() => {});
   }
@@ -170,142 +174,141 @@ export class PagedList<T> implements PageStream<T> {
     this.complete = false;
     this.warnings.length = 0;
     this.position = null;
-    this.shiftedOnResume = false;
-    let count = this.firstCount();
-    let previousIds = new Set<string>();
-    let previousFirstText: string | undefined;
-    let firstReceived = 0;
-    let shortPage: number | null = null;
-    let capReported = false;
-    const resume = this.options.resume;
-    let start = resume?.lastPage.start ?? 0;
-    let next: Promise<ListAnswer> | undefined = this.prefetched;
+    const walk: Walk = {
+      count: this.firstCount(),
+      start: this.options.from ?? 0,
+      previous: { ids: new Set(), firstText: undefined },
+      firstReceived: 0,
+      shortPage: null,
+      capReported: false,
+      next: this.prefetched,
+    };
     this.prefetched = undefined;
     try {
       for (;;) {
-        const answer = await (next ?? this.fetchPage(count, start));
-        next = undefined;
-        const received = answer.length;
-        if (received === 0) {
-          if (resume && start === resume.lastPage.start && resume.lastPage.ids.length > 0) this.listShrank(start);
-          break;
-        }
-        const pageStart = start;
-        if (pageStart === 0) firstReceived = received;
-        // A short page, then more records: the service caps `count` at what the short page held
-        // (said below, once this page is known not to be a repeat).
-        const cap = shortPage !== null && !capReported ? shortPage : null;
-        const askedFor = count;
-        if (cap !== null) count = cap;
-        shortPage = received < count ? received : null;
-        start += received;
-
+        const answer = await (walk.next ?? this.fetchPage(walk.count, walk.start));
+        walk.next = undefined;
+        if (answer.length === 0) break;
+        const step = advance(walk, answer.length);
         // The next page is asked for now, and sent, before this one is parsed and stored, so
         // that the work on it happens while the request travels (still one request in flight:
         // this one is in). Not when the page begins as the last one did: it may be a repeat.
-        if (answer.firstText !== previousFirstText) {
-          const sending = this.sendFetch(count, start);
-          next = sending.answer;
-          await sending.written;
-        }
-
+        if (answer.firstText !== walk.previous.firstText)
+          walk.next = (await this.sendFetch(walk.count, walk.start)).answer;
         const elements = this.elementsOf(answer);
-        const ids = new Set<string>();
-        let repeated = 0;
-        for (const { id } of elements) {
-          if (id === null) continue;
-          if (previousIds.has(id)) repeated++;
-          ids.add(id);
-        }
-        if (resume && pageStart === resume.lastPage.start) {
-          // The page the earlier reading ended with, read again: the same ids prove that nothing
-          // moved across the resume point; it need not be stored again.
-          if (sameIds(ids, resume.lastPage.ids) && start === resume.nextStart) {
-            this.position = { nextStart: start, lastPage: { start: pageStart, ids: [...ids] } };
-            previousIds = ids;
-            previousFirstText = answer.firstText;
-            next ??= this.fetchPage(count, start);
-            continue;
-          }
-          this.shiftedOnResume = true;
-          this.warn(
-            `${this.label}: the list changed while the pull was away (the page at start=${pageStart} holds other records than when it was read); going on, but nothing is marked deleted this time`,
-          );
-        }
-        if (pageStart > 0 && ids.size > 0 && repeated === ids.size && ids.size === previousIds.size) {
-          // The same page again: the service ignores `start`.
-          if (firstReceived > askedFor || (await this.ignoresCount())) {
-            this.warn(
-              `${this.label}: the service ignores count and start; its first answer held the whole list (${firstReceived} records)`,
-              'info',
-            );
-            this.complete = true;
-          } else {
-            this.warn(
-              `${this.label}: the service ignores start but honours count, so no record past the first ${firstReceived} can be read; list incomplete`,
-            );
-          }
+        const { ids, repeated } = idsOf(elements, walk.previous.ids);
+        const ended = await this.pagingEnds(walk, step, ids, repeated);
+        if (ended) {
+          this.complete = ended === 'complete';
           return;
         }
-        if (pageStart > 0 && ids.size === 0) {
-          // Without a single readable id a repeated page could not be told apart: stop safely.
-          this.warn(
-            `${this.label}: no record at start=${pageStart} had a readable ${this.keyField}; stopped, list may be incomplete`,
-          );
-          return;
-        }
-        if (cap !== null) {
-          capReported = true;
-          this.warn(
-            `${this.label}: the service answers at most ${cap} records per request (asked for ${askedFor}); asking for ${cap} from now on`,
-            'info',
-          );
-          this.options.onCapLearned?.(cap);
-        }
-        let pageIndexes = elements.map((_, index) => index);
-        if (repeated > 0) {
-          // A few ids shifted across the page boundary (the list changed while paging): skip the repeats.
-          pageIndexes = pageIndexes.filter((index) => {
-            const { id } = elements[index]!;
-            return id === null || !previousIds.has(id);
-          });
-          this.warn(
-            `${this.label}: ${repeated} record(s) at start=${pageStart} repeated from the previous page (the list changed while paging); skipped`,
-          );
-        }
-        previousIds = ids;
-        previousFirstText = answer.firstText;
-        this.position = { nextStart: start, lastPage: { start: pageStart, ids: [...ids] } };
-
-        const held = this.options.unchanged
-          ? await this.options.unchanged(pageIndexes.map((index) => elements[index]!))
-          : new Set<number>();
-        const unchanged: PageElement[] = [];
-        const toRead: WireItem[] = [];
-        pageIndexes.forEach((index, position) => {
-          if (held.has(position)) unchanged.push(elements[index]!);
-          else toRead.push(answer.item(index));
-        });
-        const { records, skipped } = this.parse(toRead);
-        yield { records, unchanged, skipped, start: pageStart, received };
-        next ??= this.fetchPage(count, start);
+        if (step.cap !== null) this.capLearned(walk, step);
+        const indexes = this.freshIndexes(elements, walk.previous.ids, repeated, step.pageStart);
+        walk.previous = { ids, firstText: answer.firstText };
+        this.position = { nextStart: walk.start, lastPage: { start: step.pageStart, ids: [...ids] } };
+        yield await this.pageOf(answer, elements, indexes, step);
+        walk.next ??= this.fetchPage(walk.count, walk.start);
       }
       this.complete = true;
     } finally {
       // A consumer that stopped early (an error, a break) leaves the request it started unread.
-      await next?.catch(() => {});
+      await walk.next?.catch(() => {});
     }
   }
 
-  /** Starts fetching a page; `written` settles once the request is on its way (or has failed). */
-  private sendFetch(count: number, start: number): { answer: Promise<ListAnswer>; written: Promise<unknown> } {
+  /**
+   * Whether paging cannot go on past this page: the same page again (the service ignores
+   * `start`: the list is `complete` when its first answer held it all, else incomplete), or a
+   * page without a readable id (a repeat could not be told apart). Null: go on.
+   */
+  private async pagingEnds(
+    walk: Walk,
+    step: Step,
+    ids: ReadonlySet<string>,
+    repeated: number,
+  ): Promise<'complete' | 'incomplete' | null> {
+    const { pageStart } = step;
+    if (pageStart > 0 && ids.size > 0 && repeated === ids.size && ids.size === walk.previous.ids.size) {
+      if (walk.firstReceived > step.askedFor || (await this.ignoresCount())) {
+        this.warn(
+          `${this.label}: the service ignores count and start; its first answer held the whole list (${walk.firstReceived} records)`,
+          'info',
+        );
+        return 'complete';
+      }
+      this.warn(
+        `${this.label}: the service ignores start but honours count, so no record past the first ${walk.firstReceived} can be read; list incomplete`,
+      );
+      return 'incomplete';
+    }
+    if (pageStart > 0 && ids.size === 0) {
+      this.warn(
+        `${this.label}: no record at start=${pageStart} had a readable ${this.keyField}; stopped, list may be incomplete`,
+      );
+      return 'incomplete';
+    }
+    return null;
+  }
+
+  /** A short page, then more records: the service caps `count` at what the short page held. */
+  private capLearned(walk: Walk, { cap, askedFor }: Step): void {
+    walk.capReported = true;
+    this.warn(
+      `${this.label}: the service answers at most ${cap} records per request (asked for ${askedFor}); asking for ${cap} from now on`,
+      'info',
+    );
+    this.options.onCapLearned?.(cap!);
+  }
+
+  /** The indexes of the page's elements, without the ones repeated from the previous page. */
+  private freshIndexes(
+    elements: readonly PageElement[],
+    previousIds: ReadonlySet<string>,
+    repeated: number,
+    pageStart: number,
+  ): number[] {
+    const indexes = elements.map((_, index) => index);
+    if (repeated === 0) return indexes;
+    // A few ids shifted across the page boundary (the list changed while paging): skip the repeats.
+    this.warn(
+      `${this.label}: ${repeated} record(s) at start=${pageStart} repeated from the previous page (the list changed while paging); skipped`,
+    );
+    return indexes.filter((index) => {
+      const { id } = elements[index]!;
+      return id === null || !previousIds.has(id);
+    });
+  }
+
+  /** The page of these elements: the ones the consumer holds as they are, unparsed; the others read. */
+  private async pageOf(
+    answer: ListAnswer,
+    elements: readonly PageElement[],
+    indexes: readonly number[],
+    { pageStart, received }: Step,
+  ): Promise<Page<T>> {
+    const held = this.options.unchanged
+      ? await this.options.unchanged(indexes.map((index) => elements[index]!))
+      : new Set<number>();
+    const unchanged: PageElement[] = [];
+    const toRead: WireItem[] = [];
+    indexes.forEach((index, position) => {
+      if (held.has(position)) unchanged.push(elements[index]!);
+      else toRead.push(answer.item(index));
+    });
+    const { records, skipped } = this.parse(toRead);
+    return { records, unchanged, skipped, start: pageStart, received };
+  }
+
+  /** Starts fetching a page; resolves, with its answer to come, once the request is on its way (or has failed). */
+  private async sendFetch(count: number, start: number): Promise<{ answer: Promise<ListAnswer> }> {
     let onWritten!: () => void;
     const written = new Promise<void>((resolve) => {
       onWritten = resolve;
     });
     const answer = this.fetchPage(count, start, onWritten);
     const settled = answer.catch(() => {}); // the answer is awaited at the top of the loop, or in `finally`
-    return { answer, written: Promise.race([written, settled]) };
+    await Promise.race([written, settled]);
+    return { answer };
   }
 
   /**
@@ -317,7 +320,7 @@ export class PagedList<T> implements PageStream<T> {
     for (let index = 0; index < answer.length; index++) {
       const bytes = answer.bytes(index);
       const key = this.options.unchanged ? answer.plainKey(index) : null;
-      const id = key !== null ? String(key) : idOf(answer.item(index).value, this.keyField);
+      const id = key !== null ? String(key) : this.idOfElement(answer, index);
       elements.push({ bytes, key, id, fingerprint: answer.fingerprint(index) });
     }
     return elements;
@@ -329,22 +332,64 @@ export class PagedList<T> implements PageStream<T> {
     return probe.length > 1;
   }
 
-  /** Resumed where the list no longer reaches: records before the resume point went meanwhile. */
-  private listShrank(start: number): void {
-    this.shiftedOnResume = true;
-    this.warn(
-      `${this.label}: the list changed while the pull was away (it no longer reaches start=${start}); nothing is marked deleted this time`,
-    );
-  }
-
   private warn(message: string, level: 'warn' | 'info' = 'warn'): void {
     this.warnings.push(message);
     this.logger[level]({ list: this.label }, message);
   }
 }
 
-function sameIds(ids: ReadonlySet<string>, expected: readonly string[]): boolean {
-  return ids.size === expected.length && expected.every((id) => ids.has(id));
+/** Where one iteration of a list stands between its pages. */
+interface Walk {
+  /** Records asked for per request. */
+  count: number;
+  /** The next page's offset. */
+  start: number;
+  /** The last page yielded: its ids and its first element's text (to notice a repeat). */
+  previous: { ids: ReadonlySet<string>; firstText: string | undefined };
+  /** Records in the answer at start 0 (a service that ignores `count` sends them all). */
+  firstReceived: number;
+  /** The length of the last page when it was short, else null. */
+  shortPage: number | null;
+  capReported: boolean;
+  /** The next page, asked for ahead. */
+  next: Promise<ListAnswer> | undefined;
+}
+
+/** One page's place in the walk. */
+interface Step {
+  pageStart: number;
+  received: number;
+  /** The count this page was asked for with. */
+  askedFor: number;
+  /** A cap on `count` this page proves (a short page, then more records), to say once it is no repeat. */
+  cap: number | null;
+}
+
+/** Moves the walk past a page of `received` records (count, start, short page). */
+function advance(walk: Walk, received: number): Step {
+  const pageStart = walk.start;
+  if (pageStart === 0) walk.firstReceived = received;
+  const cap = walk.shortPage !== null && !walk.capReported ? walk.shortPage : null;
+  const askedFor = walk.count;
+  if (cap !== null) walk.count = cap;
+  walk.shortPage = received < walk.count ? received : null;
+  walk.start += received;
+  return { pageStart, received, askedFor, cap };
+}
+
+/** The page's ids, and how many of them the previous page held too. */
+function idsOf(
+  elements: readonly PageElement[],
+  previous: ReadonlySet<string>,
+): { ids: Set<string>; repeated: number } {
+  const ids = new Set<string>();
+  let repeated = 0;
+  for (const { id } of elements) {
+    if (id === null) continue;
+    if (previous.has(id)) repeated++;
+    ids.add(id);
+  }
+  return { ids, repeated };
 }
 
 function idOf(value: unknown, keyField: string): string | null {

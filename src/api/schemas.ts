@@ -18,6 +18,32 @@ export const schemas = Object.fromEntries(
 
 const keyOf = (entity: EntityName): string => entityNamed(entity).key;
 
+/** The key a record without an id of its own is given (see EntitySpec.derivedKey); undefined for the others. */
+function derivedKeyOf(entity: EntityName, raw: Record<string, unknown>): number | null | undefined {
+  const spec = entityNamed(entity);
+  return 'derivedKey' in spec && spec.derivedKey ? spec.derivedKey(raw) : undefined;
+}
+
+/**
+ * A record's id as paging and reports compare it: its key field, or the key made for an entity
+ * whose records have no id (as text); null when it has none.
+ */
+export function recordIdOf(entity: EntityName, value: unknown): string | null {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return null;
+  const derived = derivedKeyOf(entity, value as Record<string, unknown>);
+  if (derived !== undefined) return derived === null ? null : String(derived);
+  return readableId(value, keyOf(entity));
+}
+
+/** Sets the made key of an entity whose records have no id; false when it cannot be made. */
+function withDerivedKey(entity: EntityName, record: Record<string, unknown>, raw: Record<string, unknown>): boolean {
+  const derived = derivedKeyOf(entity, raw);
+  if (derived === undefined) return true;
+  if (derived === null) return false;
+  record[keyOf(entity)] = derived;
+  return true;
+}
+
 type Parsed<S extends z.ZodType> = z.output<S> & { raw: Record<string, unknown> };
 
 /** A record of the entity as parsed: typed fields under their spec names, plus `raw`. */
@@ -69,9 +95,12 @@ export function parseRecord<E extends EntityName>(
   if (result.success) {
     const record = result.data as RecordOf<E>;
     record.raw = raw as Record<string, unknown>;
-    return { record };
+    if (withDerivedKey(entity, record, record.raw)) return { record };
+    return {
+      problems: [{ entity, id: null, field: keyOf(entity), message: 'cannot be keyed (see its catalogue file)' }],
+    };
   }
-  const id = readableId(raw, keyOf(entity));
+  const id = recordIdOf(entity, raw);
   return {
     problems: result.error.issues.map((issue) => ({
       entity,
@@ -139,7 +168,7 @@ export function readRecord<E extends EntityName>(
 ): { read: ReadRecord<RecordOf<E>> } | { skipped: ValueIssue[] } {
   const keyField = keyOf(entity);
   const raw = item.value;
-  const id = readableId(raw, keyField);
+  const id = recordIdOf(entity, raw);
   const repaired: ValueIssue[] = (item.repaired ?? []).map((r) => ({
     entity,
     id,
@@ -162,6 +191,10 @@ export function readRecord<E extends EntityName>(
     if (result.success) {
       const record = result.data as RecordOf<E>;
       record.raw = raw as Record<string, unknown>;
+      if (!withDerivedKey(entity, record, record.raw)) {
+        const message = 'its key cannot be made from the record (see its catalogue file)';
+        return { skipped: [{ entity, id, field: keyField, message, value: shownValue(raw), action: 'skipped' }] };
+      }
       return { read: { record, rawText: item.text, rawBytes: item.bytes, issues: [...repaired, ...rejected] } };
     }
     for (const issue of result.error.issues) {

@@ -1,5 +1,5 @@
 /** The service's country list (spec section 1, `countrylist`): the ids the `country` fields use. Read as a list only. */
-import { defineEntity, field } from './define.js';
+import { defineEntity, field, type Column } from './define.js';
 
 export const countries = defineEntity({
   name: 'countries',
@@ -8,7 +8,17 @@ export const countries = defineEntity({
   key: 'id',
   singleRead: false,
   fields: {
-    id: field.key('country id, as used in the `country` columns'),
+    id: field.key('country id, as used in the `country` columns', 'Country ID'),
     name: field.text('country name'),
   },
 });
+
+/** Computed by the database from `name` (see country-codes.ts), not sent by the service. */
+export const COUNTRY_DERIVED_COLUMNS: readonly Column[] = [
+  {
+    name: 'iso2',
+    type: 'text',
+    label: 'ISO code',
+    doc: 'ISO 3166-1 alpha-2 code of the country, derived by the mirror from the Dutch name (country_iso2); empty when the name maps to none',
+  },
+];

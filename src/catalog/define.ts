@@ -16,6 +16,11 @@ export interface ScalarField<Wire extends z.ZodType = z.ZodType, Sql extends Sql
   readonly sql: Sql;
   /** What the column means, as docs/schema.md and the column's comment in the database say it. */
   readonly doc: string;
+  /**
+   * The column's header on a page: a few words, no markup. Unset where the meaning is itself a
+   * few plain words (then it is the label, see labelOf).
+   */
+  readonly label?: string;
   /** Set on numeric columns holding an amount of money (shown with two decimals). */
   readonly money?: true;
 }
@@ -32,8 +37,55 @@ export interface LinesField {
 export type Field = ScalarField | ReferenceField | LinesField;
 
 function scalar<Wire extends z.ZodType, Sql extends SqlType>(wire: Wire, sql: Sql) {
-  return (doc: string): ScalarField<Wire, Sql> => ({ wire, sql, doc });
+  return (doc: string, label?: string): ScalarField<Wire, Sql> => ({ wire, sql, doc, ...(label ? { label } : {}) });
 }
+
+/** A meaning short and plain enough to head its column: at most four words, no markup or asides. */
+const PLAIN_MEANING = /^[a-z][a-z' -]*$/i;
+const isShortMeaning = (doc: string) => PLAIN_MEANING.test(doc) && doc.split(' ').length <= 4;
+
+/**
+ * The header of a column: its own label, else its meaning when that is a few plain words, else
+ * its name in words (`total_incl_tax` → "Total incl. tax"); never markup nor the raw name.
+ */
+export function labelOf(column: { name: string; doc: string; label?: string }): string {
+  if (column.label) return column.label;
+  if (isShortMeaning(column.doc)) return capitalise(column.doc);
+  return nameInWords(column.name);
+}
+
+/** Whether a column's label is its own or its plain meaning (the catalogue test wants one for each). */
+export function hasLabel(column: { doc: string; label?: string }): boolean {
+  return column.label !== undefined || isShortMeaning(column.doc);
+}
+
+const WORDS: Readonly<Record<string, string>> = {
+  incl: 'incl.',
+  excl: 'excl.',
+  vat: 'VAT',
+  id: 'ID',
+  nr: 'no.',
+  pct: '%',
+  pdf: 'PDF',
+  iso2: 'ISO code',
+  nl: 'NL',
+  be: 'BE',
+  eu: 'EU',
+  ubl: 'UBL',
+  xaf: 'XAF',
+};
+
+/** `total_incl_tax` → "Total incl. tax": a column name as words. */
+export function nameInWords(name: string): string {
+  return capitalise(
+    name
+      .split('_')
+      .map((word) => WORDS[word] ?? word)
+      .join(' '),
+  );
+}
+
+const capitalise = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
 
 /** The field kinds, by how the service sends them (see api/wire.ts) and how the mirror stores them. */
 export const field = {
@@ -44,7 +96,13 @@ export const field = {
   /** Quantities and percentages: stored exactly, as the wire's decimal text. */
   num: scalar(w.num, 'numeric'),
   /** An amount of money: stored exactly like `num`, shown with two decimals. */
-  money: (doc: string): ScalarField<typeof w.num, 'numeric'> => ({ wire: w.num, sql: 'numeric', doc, money: true }),
+  money: (doc: string, label?: string): ScalarField<typeof w.num, 'numeric'> => ({
+    wire: w.num,
+    sql: 'numeric',
+    doc,
+    money: true,
+    ...(label ? { label } : {}),
+  }),
   /** A product's stock: a number, or `false` when stock is not tracked. */
   stock: scalar(w.stock, 'numeric'),
   bool: scalar(w.bool, 'boolean'),
@@ -63,6 +121,13 @@ export const field = {
     reference: [`first reference line printed on ${printedOn}`, 'second reference line', 'third reference line'],
   }),
   lines: (): LinesField => ({ wire: w.lines, lines: true }),
+  /** An integer or `false` (a category's ledger account): `false` is stored as NULL. */
+  intOrFalse: scalar(w.intOrFalse, 'integer'),
+  /**
+   * The key of a record the service gives no id (a tax rate): not on the wire, made by the
+   * entity's `derivedKey` from the record (see schemas.ts).
+   */
+  derivedKey: scalar(w.derived, 'integer'),
 };
 
 export interface EntitySpec<
@@ -85,6 +150,11 @@ export interface EntitySpec<
   readonly incremental?: IncrementalSpec;
   /** In the wire's order, which is also the table's column order. */
   readonly fields: Fields;
+  /**
+   * For records without an id of their own: the key made from the record as received (the key
+   * field is then a `field.derivedKey`); null when the record cannot be keyed (it is skipped).
+   */
+  readonly derivedKey?: (raw: Record<string, unknown>) => number | null;
 }
 
 /**
@@ -113,6 +183,8 @@ export interface Column {
   readonly name: string;
   readonly type: SqlType;
   readonly doc: string;
+  /** Its header on a page (see labelOf); unset: its meaning, when that is a few plain words. */
+  readonly label?: string;
   /** The field of the parsed record it comes from, when that is not the column's own name. */
   readonly field?: string;
   /** A key inside that field, e.g. `line1` of `reference`. */
@@ -126,10 +198,17 @@ export function columnsOf(entity: Pick<EntitySpec, 'fields'>): Column[] {
   const columns: Column[] = [];
   for (const [name, spec] of Object.entries(entity.fields)) {
     if ('sql' in spec)
-      columns.push({ name, type: spec.sql, doc: spec.doc, ...(spec.money ? { money: true as const } : {}) });
+      columns.push({
+        name,
+        type: spec.sql,
+        doc: spec.doc,
+        ...(spec.label ? { label: spec.label } : {}),
+        ...(spec.money ? { money: true as const } : {}),
+      });
     else if ('reference' in spec) {
       spec.reference.forEach((doc, i) => {
-        columns.push({ name: `${name}_line${i + 1}`, type: 'text', doc, field: name, subfield: `line${i + 1}` });
+        const label = `Reference line ${i + 1}`;
+        columns.push({ name: `${name}_line${i + 1}`, type: 'text', doc, label, field: name, subfield: `line${i + 1}` });
       });
     }
   }

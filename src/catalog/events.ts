@@ -1,6 +1,6 @@
 /**
  * The business events (docs/events.md): every type, what makes it, and an example of its body.
- * The SQL that derives them from the change log is built from this list (src/events/triggers.ts),
+ * The SQL that derives them from the change log is built from this list (src/db/event-triggers.ts),
  * so a type is added here, not in a migration.
  */
 
@@ -20,9 +20,9 @@ export const EVENT_BULKY_FIELDS: readonly string[] = ['lines', 'history', 'taxes
 /**
  * How a type is derived from a `changes` row: its entity, and the condition as SQL over the row's
  * `c.op`, `c.changed_fields`, `c.before` and `c.after` (raw records), with the helper functions of
- * triggers.ts: `events_num(record, field)` the field as a number, `events_set(record, field)` whether
+ * src/db/event-triggers.ts: `events_num(record, field)` the field as a number, `events_set(record, field)` whether
  * it holds a value, `events_flag(record, field)` whether it is a true flag.
- * What an insert makes is not written while a pull fills an empty mirror (see triggers.ts).
+ * What an insert makes is not written while a pull fills an empty mirror (see src/db/event-triggers.ts).
  */
 export interface ChangeEventRule {
   entity: string;

@@ -7,17 +7,18 @@
  * sandbox's data for it, and its tests.
  */
 import type { ColumnType } from 'kysely';
-import { clients } from './clients.js';
-import { countries } from './countries.js';
-import { invoices } from './invoices.js';
+import { COUNTRY_DERIVED_COLUMNS } from './countries.js';
+import { ENTITIES } from './entity-list.js';
 import { columnsOf, type Column, type EntityColumns } from './define.js';
-import { products } from './products.js';
-import { quotations } from './quotations.js';
-import { repeatingInvoices } from './repeating-invoices.js';
-import { savedInvoices } from './saved-invoices.js';
+import { LINE_COLUMNS } from './document-lines.js';
+import { isMoneyColumn } from './report-shared.js';
+import { REPORTS } from './reports.js';
 
 export {
   columnsOf,
+  hasLabel,
+  labelOf,
+  nameInWords,
   wireShape,
   type Column,
   type EntitySpec,
@@ -30,6 +31,11 @@ export { FREQUENCIES } from './repeating-invoices.js';
 export { invoiceIsOpen, invoiceOpenSql, isWrittenOff } from './invoice-open.js';
 export * from './enumerations.js';
 export { REPORTS, REPORT_FUNCTIONS, findReport, type Report } from './reports.js';
+export { isMoneyColumn, isMonthColumn, reportColumnLabel } from './report-shared.js';
+export { BE_GRIDS, NL_RUBRICS } from './vat.js';
+export { EU_VAT_AREA, VAT_PROBLEMS, VAT_RATES, type VatProblemKind } from './vat-rules.js';
+export { countryCodeOf, countryIso2Functions, KEPT_COUNTRY_NAMES } from './country-codes.js';
+export { taxRateKey } from './taxes.js';
 export { JOB_KIND_NAMES, type JobKindName } from './job-kinds.js';
 export {
   EVENT_BULKY_FIELDS,
@@ -41,8 +47,7 @@ export {
 } from './events.js';
 export { MAX_DECIMAL, MAX_INTEGER, MIN_INTEGER, type Approval, type DocumentLine, type Reference } from './wire.js';
 
-/** Every entity, in pull order: what documents refer to (countries, clients, products) comes first. */
-export const ENTITIES = [countries, clients, products, quotations, savedInvoices, repeatingInvoices, invoices] as const;
+export { ENTITIES };
 
 type AnyEntity = (typeof ENTITIES)[number];
 /** The name of a mirrored entity: its table, its list, its name on the command line. */
@@ -73,20 +78,36 @@ export function entityColumns(name: EntityName): readonly Column[] {
   return COLUMNS.get(name)!;
 }
 
+/**
+ * Columns the mirror adds to an entity's table that do not come from the wire (the database
+ * computes them), after `account_id`: `countries.iso2`.
+ */
+const DERIVED = new Map<string, readonly Column[]>([['countries', COUNTRY_DERIVED_COLUMNS]]);
+export function derivedColumns(name: EntityName): readonly Column[] {
+  return DERIVED.get(name) ?? [];
+}
+
 /** The columns every mirror table ends with, after its entity's own. */
 export const BOOKKEEPING_COLUMNS: readonly Column[] = [
-  { name: 'raw', type: 'jsonb', doc: 'the record exactly as the service sent it (JSON)' },
+  { name: 'raw', type: 'jsonb', label: 'As received', doc: 'the record exactly as the service sent it (JSON)' },
   {
     name: 'raw_hash',
     type: 'text',
+    label: 'Received text hash',
     doc: "the record's text as received: its length in bytes and SHA-256 (`947:base64`)",
   },
-  { name: 'first_seen_at', type: 'timestamptz', doc: 'when the mirror first saw the record' },
-  { name: 'last_changed_at', type: 'timestamptz', doc: 'when the record last changed in the mirror' },
-  { name: 'last_seen_at', type: 'timestamptz', doc: 'when a complete pull last saw the record' },
+  { name: 'first_seen_at', type: 'timestamptz', label: 'First seen', doc: 'when the mirror first saw the record' },
+  {
+    name: 'last_changed_at',
+    type: 'timestamptz',
+    label: 'Last changed',
+    doc: 'when the record last changed in the mirror',
+  },
+  { name: 'last_seen_at', type: 'timestamptz', label: 'Last seen', doc: 'when a complete pull last saw the record' },
   {
     name: 'deleted_at',
     type: 'timestamptz',
+    label: 'Deleted',
     doc: 'when the record disappeared from the service; empty while it exists',
   },
 ];
@@ -99,6 +120,7 @@ export const BOOKKEEPING_COLUMNS: readonly Column[] = [
 export const ACCOUNT_COLUMN: Column = {
   name: 'account_id',
   type: 'integer',
+  label: 'Account',
   doc: 'the account of the service the row belongs to (accounts.id)',
 };
 
@@ -120,3 +142,18 @@ interface Bookkeeping {
 /** The Kysely row type of an entity's mirror table. */
 export type MirrorRow<Name extends EntityName> = EntityColumns<EntityOf<Name>['fields']> & Bookkeeping;
 export type MirrorTables = { [Name in EntityName]: MirrorRow<Name> };
+
+/**
+ * The column names that hold money wherever the catalogue has them (mirror tables, document
+ * lines, reports), for a query's table that names no source: a name that is money in one place
+ * and not in another (`amount`: a line's quantity, a payment's amount) is left as it is.
+ */
+export const MONEY_COLUMN_NAMES: ReadonlySet<string> = (() => {
+  const money = new Set<string>();
+  const other = new Set<string>();
+  const columns = [...ENTITIES.flatMap((entity) => entityColumns(entity.name)), ...LINE_COLUMNS];
+  for (const column of columns) ('money' in column && column.money ? money : other).add(column.name);
+  for (const name of REPORTS.flatMap((report) => Object.keys(report.columns)))
+    (isMoneyColumn(name) ? money : other).add(name);
+  return new Set([...money].filter((name) => !other.has(name)));
+})();

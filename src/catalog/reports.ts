@@ -19,38 +19,13 @@
  * its oracle in test/reports/expected.ts. A view's columns may be appended to in place; renaming
  * or removing one needs the views other people built on it dropped first (migrate says which).
  */
-import { clients } from './clients.js';
-import { countries } from './countries.js';
+import { ENTITIES } from './entity-list.js';
 import { invoiceOpenSql } from './invoice-open.js';
-import { invoices } from './invoices.js';
-import { products } from './products.js';
-import { quotations } from './quotations.js';
-import { repeatingInvoices } from './repeating-invoices.js';
-import { savedInvoices } from './saved-invoices.js';
+import { ACCOUNT_COLUMNS, type Report } from './report-shared.js';
+import { PAYMENT_REPORTS } from './payments.js';
+import { VAT_FUNCTIONS, VAT_REPORTS } from './vat.js';
 
-export interface Report {
-  /** The view's name, and what to type after `invoice-mirror report` (also with `-` for `_`). */
-  readonly name: string;
-  readonly title: string;
-  /** One line for `invoice-mirror report` without a name. */
-  readonly description: string;
-  /** The SQL `order by` list the report prints in. */
-  readonly orderBy: string;
-  /** The view's comment in the database: what it shows. */
-  readonly comment: string;
-  readonly select: string;
-  /** Every column of the view, in order, with its meaning. */
-  readonly columns: Readonly<Record<string, string>>;
-  /** How the web console draws it, where a person would rather look than read. */
-  readonly chart?: ReportChart;
-}
-
-/** A chart of a report: `y` summed per value of `x`, as bars, or as lines over dates. */
-export interface ReportChart {
-  readonly kind: 'bars' | 'lines';
-  readonly x: string;
-  readonly y: readonly string[];
-}
+export type { Report, ReportChart } from './report-shared.js';
 
 /** Helpers shared by the views; simple SQL functions, which the planner inlines. */
 export const REPORT_FUNCTIONS: readonly string[] = [
@@ -98,27 +73,14 @@ export const REPORT_FUNCTIONS: readonly string[] = [
     comment on function client_display_name(text, text) is
       'The name a client goes by: the company name, or the contact name when there is no company.'
   `,
+  ...VAT_FUNCTIONS,
 ];
-
-/** The two columns every report view ends with (the new cross-account views begin with them). */
-const ACCOUNT_COLUMNS = {
-  account_id: 'id of the account the rows belong to (accounts.id)',
-  account_name: 'name of that account (accounts.name)',
-} as const;
 
 /**
  * The mirror tables, whose live rows accounts_overview counts: the catalogue's entities, named
- * here from their own files (catalog/index.ts lists them too, and imports this file).
+ * from the catalogue's one list (entity-list.ts).
  */
-const MIRROR_ENTITIES: readonly string[] = [
-  countries,
-  clients,
-  products,
-  quotations,
-  savedInvoices,
-  repeatingInvoices,
-  invoices,
-].map((entity) => entity.name);
+const MIRROR_ENTITIES: readonly string[] = ENTITIES.map((entity) => entity.name);
 
 const CLIENT_NAME_ON_DOCUMENT = 'client name as printed on the document (company, or contact when there is no company)';
 const CLIENT_NAME = 'client name (company, or contact when there is no company)';
@@ -890,6 +852,8 @@ export const REPORTS: readonly Report[] = [
       rejected_values: 'values not stored as the service sent them (see rejected_values)',
     },
   },
+  ...VAT_REPORTS,
+  ...PAYMENT_REPORTS,
 ];
 
 /** The report of that name (`open-quotations` finds `open_quotations`), or undefined. */

@@ -9,7 +9,6 @@
  * into a zod issue, so one bad field fails its record and nothing else.
  */
 import * as z from 'zod';
-import type { LINE_COLUMNS } from './document-lines.js';
 
 /** Thrown by converters; `path` is relative to the field (e.g. `['line2', 'price']` inside `lines`). */
 export class WireValueError extends Error {
@@ -205,6 +204,7 @@ function refLine(value: unknown, key: string): string {
   }
 }
 
+/** A line as toLines reads it: its fields are the catalogue's line columns (document-lines.ts checks so). */
 export interface DocumentLine {
   amount: number | null;
   amount_desc: string | null;
@@ -214,11 +214,6 @@ export interface DocumentLine {
   discount_pct: number | null;
   linetotal: number | null;
 }
-
-// A line's fields are the catalogue's line columns (document-lines.ts), no more and no fewer: a
-// column added there fails to compile here until toLines reads it.
-type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
-true satisfies Same<keyof DocumentLine, (typeof LINE_COLUMNS)[number]['name']>;
 
 /** Lines from an array, a keyed object (`line1`, `line2`, … in key order) or `[]`; missing → []. */
 export function toLines(value: unknown): DocumentLine[] {
@@ -310,6 +305,12 @@ export function toJson(value: unknown): unknown {
   return value === undefined ? null : value;
 }
 
+/** An integer, or `false` (and `"false"`, `""`) for none (→ null). */
+export function toIntegerOrFalse(value: unknown): number | null {
+  if (value === false || value === 'false' || value === '') return null;
+  return toInteger(value);
+}
+
 // The zod schemas every entity schema is built from.
 export const w = {
   key: wireField(toKey),
@@ -326,4 +327,7 @@ export const w = {
   stock: wireField(toStock),
   approval: wireField(toApproval),
   json: wireField(toJson),
+  intOrFalse: wireField(toIntegerOrFalse),
+  /** Not read from the wire: the entity's derivedKey sets it after parsing. */
+  derived: wireField((): number | null => null),
 };

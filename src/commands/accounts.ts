@@ -4,9 +4,11 @@
  * arguments before they read a key or open the database, so a refusal costs nothing and leaves
  * nothing behind; no key is ever printed, and every key read is registered to be scrubbed.
  */
+import { resolveAccounts } from '../accounts/resolve.js';
 import type { Command } from 'commander';
 import { accountDetails, detailsText } from '../accounts/details.js';
-import { checkPrivateFile, importAccounts, readAccountsFile } from '../accounts/import-file.js';
+import { importAccounts, readAccountsFile } from '../accounts/import-file.js';
+import { checkPrivateFile } from '../accounts/private-file.js';
 import {
   checkApiUrl,
   checkApiUser,
@@ -17,17 +19,18 @@ import {
 } from '../accounts/input.js';
 import {
   pauseAccount,
+  rebindAccount,
   removeAccount,
   resumeAccount,
-  rotateSecret,
   saveAccount,
   type SaveResult,
 } from '../accounts/manage.js';
 import { accountsOverview, overviewDataRows, overviewTableRows } from '../accounts/overview.js';
 import { purgeAccount, type PurgePlan } from '../accounts/purge.js';
 import { masterSecret } from '../accounts/secret.js';
-import { accountNamed, checkAccountName } from '../accounts/store.js';
+import { checkAccountName } from '../accounts/store.js';
 import { openApp, type App } from '../app.js';
+import { rotateSecret } from '../secret-rotation.js';
 import type { Config } from '../config.js';
 import { UsageError } from '../errors.js';
 import { OUTPUT_FORMATS, formatRows, plural, type OutputFormat } from '../format.js';
@@ -40,6 +43,7 @@ export function registerAccountsCommands(accounts: Command): void {
   registerShow(accounts);
   registerStateCommands(accounts);
   registerRemove(accounts);
+  registerRebind(accounts);
   registerRotateSecret(accounts);
 }
 
@@ -72,6 +76,11 @@ function stateNote(name: string, result: SaveResult): string {
   return '';
 }
 
+/** An account given an address of another service than its rows come from: not served until rebound. */
+function movedNote(name: string, bound: string): string {
+  return `invoice-mirror: note: account ${name}'s rows and jobs are from the service at ${bound}, and its address is now another: it is not served until 'invoice-mirror accounts rebind ${name}' binds it to the new one (or its old address is given back)`;
+}
+
 function registerAdd(accounts: Command): void {
   accounts
     .command('add')
@@ -94,12 +103,13 @@ function registerAdd(accounts: Command): void {
       registerKey(apiKey, apiUser);
       const input = { name, apiUrl, apiUser, apiKey, notes: options.notes };
       const result = await usingApp(config, (app) =>
-        app.database.db.transaction().execute((trx) => saveAccount(trx, input, secret)),
+        app.database.db.transaction().execute((trx) => saveAccount(trx, input, secret, config.api.url)),
       );
       const where = apiUrl ?? 'INVOICING_API_URL';
       process.stdout.write(
         `${result.outcome} account ${name} (user ${apiUser} at ${where}; key stored sealed)${stateNote(name, result)}\n`,
       );
+      if (result.boundElsewhere !== undefined) process.stderr.write(`${movedNote(name, result.boundElsewhere)}\n`);
     });
 }
 
@@ -115,8 +125,9 @@ function registerImport(accounts: Command): void {
       const secret = masterSecret(config);
       checkPrivateFile(file);
       const rows = readAccountsFile(file);
-      const counts = await usingApp(config, (app) => importAccounts(app.database.db, rows, secret));
+      const counts = await usingApp(config, (app) => importAccounts(app.database.db, rows, secret, config.api.url));
       process.stdout.write(`${counts.added} added, ${counts.updated} updated\n`);
+      for (const moved of counts.movedAway) process.stderr.write(`${movedNote(moved.name, moved.bound)}\n`);
     });
 }
 
@@ -173,7 +184,7 @@ function registerShow(accounts: Command): void {
     .argument('<name>', 'the account')
     .action(
       withApp({}, async (app, name: string) => {
-        const account = await accountNamed(app.database.db, name, 'account');
+        const account = await resolveAccounts(app.database.db, name, { one: true, label: 'account' });
         process.stdout.write(await detailsText(await accountDetails(app.database.db, account), app.config));
       }),
     );
@@ -240,6 +251,33 @@ function registerRemove(accounts: Command): void {
     });
 }
 
+function registerRebind(accounts: Command): void {
+  accounts
+    .command('rebind')
+    .description(
+      "bind an account to the service the settings now give it (its api_url, or INVOICING_API_URL), on purpose: its jobs queued for the old service fail unsent, and its next pull replaces its rows with the new service's",
+    )
+    .argument('<name>', 'the account')
+    .action(
+      withApp({ migrate: 'auto' }, async (app, name: string) => {
+        const before = await resolveAccounts(app.database.db, name, { one: true, label: 'account' });
+        const done = await rebindAccount(app.database.db, name, app.config.api.url);
+        if (!done.changed) {
+          process.stdout.write(`account ${name} is bound to ${done.service} already\n`);
+          return;
+        }
+        const was = before.service_url === null ? 'it was not bound yet' : `was ${before.service_url}`;
+        const jobs =
+          done.failedJobs > 0 ? `; ${plural(done.failedJobs, 'queued job')} for the old service failed unsent` : '';
+        const records =
+          done.records > 0 && before.service_url !== null
+            ? `; its ${plural(done.records, 'record')} came from the old service: its next pull replaces them with the new one's, recording each difference as a change (many deletes at once are held: see 'sync --allow-deletes')`
+            : '';
+        process.stdout.write(`account ${name} bound to ${done.service} (${was})${jobs}${records}\n`);
+      }),
+    );
+}
+
 function registerRotateSecret(accounts: Command): void {
   accounts
     .command('rotate-secret')
@@ -250,7 +288,7 @@ function registerRotateSecret(accounts: Command): void {
     .option('--new-secret-file <file>', 'a file whose first line is the new secret')
     .action(async (options: { newSecretEnv?: string; newSecretFile?: string }) => {
       const config = loadSettings();
-      const oldSecret = masterSecret(config, 'open the stored API keys');
+      const oldSecret = masterSecret(config, 'open the stored API keys', 'open');
       const newSecret = readNewSecret(options);
       const count = await usingApp(config, (app) => rotateSecret(app.database.db, oldSecret, newSecret));
       const done =

@@ -90,7 +90,7 @@ export const COMMANDS: readonly CommandEntry[] = [
   {
     name: 'accounts',
     description:
-      'the accounts of the service this mirror holds: add, import, list, show, pause, resume, remove, rotate-secret',
+      'the accounts of the service this mirror holds: add, import, list, show, pause, resume, remove, rebind, rotate-secret',
     example: 'invoice-mirror accounts add acme --api-user acme --api-key-env ACME_API_KEY',
     load: async () => (await import('./accounts.js')).registerAccountsCommands,
   },
@@ -99,6 +99,13 @@ export const COMMANDS: readonly CommandEntry[] = [
     description: 'sent invoices: `invoice pdf ID` prints or saves the archived PDF',
     example: 'invoice-mirror invoice pdf 2026-0042 --out invoice.pdf',
     load: async () => (await import('./invoice.js')).registerInvoiceCommand,
+  },
+  {
+    name: 'export',
+    description:
+      "an account's books as files, read from the mirror only: `export xaf` (XAF 4.0 auditfile of a year), `export ubl` (Peppol BIS 3.0 invoices)",
+    example: 'invoice-mirror export xaf --account acme --year 2026 --seller acme.json --out acme-2026.xaf',
+    load: async () => (await import('./export.js')).registerExportCommands,
   },
   {
     name: 'events',

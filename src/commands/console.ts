@@ -23,6 +23,7 @@ export function registerConsoleCommand(command: Command): void {
             maxAttempts: app.config.jobs.maxAttempts,
             attention: () => ({ periodMs: syncPeriodMs(app.config) }),
             worker: false, // jobs queued here wait for a daemon or `jobs run`; every page says so
+            sellers: app.config.exports.sellers,
           }),
         );
         await listen(server, options.host, options.port, '--port');

@@ -4,7 +4,8 @@
  * failures into one line on stderr and an exit code.
  */
 import { checkPoolSize, openApp, type App, type DatabaseNeeds, type Work } from '../app.js';
-import { apiCredentials, loadConfig, type Config } from '../config.js';
+import { checkFirstAccount } from '../accounts/serve.js';
+import { loadConfig, type Config } from '../config.js';
 import { CliError, UsageError, errorMessage, isConnectionLost } from '../errors.js';
 import { logger, scrub, setLogLevel } from '../log.js';
 
@@ -15,27 +16,35 @@ export function loadSettings(): Config {
 }
 
 /** What a command needs, checked or prepared before it runs. */
-export interface CommandNeeds extends DatabaseNeeds {
+export interface CommandNeeds<A extends unknown[] = unknown[]> extends DatabaseNeeds {
   /** The connections it holds at once: DB_POOL_SIZE is checked before the database is opened. */
   work?: Work;
-  /** It calls the service: the credentials are checked before the database is opened. */
-  callsService?: boolean;
+  /**
+   * It calls the service for accounts: from the command's arguments, the accounts it names (none:
+   * every active one). Which credentials that needs depends on the accounts, so the command checks
+   * them once the mirror is open, before any call (src/accounts/serve.ts); a mirror that does not
+   * exist yet has none, and the `default` its first pull makes is checked before it is created.
+   */
+  serves?: (...args: A) => readonly string[];
 }
 
 /**
- * Wraps a command that works on the mirror database. Settings and credentials are checked before
- * any database is opened or created. `run` returns the exit code, or nothing for success.
+ * Wraps a command that works on the mirror database. The settings are checked before any
+ * database is opened or created, and so are the credentials of a mirror about to be created;
+ * those of an existing mirror's accounts once it is open (see CommandNeeds.serves). `run` returns
+ * the exit code, or nothing for success.
  */
 export function withApp<A extends unknown[]>(
-  needs: CommandNeeds,
+  needs: CommandNeeds<A>,
   // biome-ignore lint/suspicious/noConfusingVoidType: a command that returns nothing succeeded
   run: (app: App, ...args: A) => Promise<number | void>,
 ) {
   return async (...args: A): Promise<void> => {
     const config = loadSettings();
     if (needs.work) checkPoolSize(config, needs.work);
-    if (needs.callsService) apiCredentials(config);
-    const app = await openApp(config, needs);
+    const names = needs.serves?.(...args);
+    const firstAccount = names?.length === 0 ? () => checkFirstAccount(config) : undefined;
+    const app = await openApp(config, { ...needs, beforeCreating: firstAccount });
     let code: number | undefined;
     try {
       code = (await run(app, ...args)) ?? undefined;

@@ -6,14 +6,15 @@
  * With `--accounts N` the sandbox serves N accounts, the mirror holds them all (the first as
  * `default`, the others added with sealed keys), and a report across them closes the demo.
  */
+import { resolveAccounts } from '../accounts/resolve.js';
 import type { Command } from 'commander';
 import { sql } from 'kysely';
 import { accountsAtOnce, checkPoolSize, openApp, type App } from '../app.js';
 import type { InvoicingClient } from '../api/index.js';
 import { forEachAccount, pullAccount } from '../accounts/pull.js';
 import { sealKey } from '../accounts/secret.js';
-import { accountNamed, DEFAULT_ACCOUNT, ensureDefaultAccount, type Account } from '../accounts/store.js';
-import { createApiClient } from '../service-client.js';
+import { openSession } from '../accounts/session.js';
+import { DEFAULT_ACCOUNT, ensureDefaultAccount, type Account } from '../accounts/store.js';
 import type { Config } from '../config.js';
 import { migrate } from '../db/index.js';
 import { RunError } from '../errors.js';
@@ -63,7 +64,7 @@ export function registerDemoCommand(command: Command): void {
         await sql`drop schema if exists ${sql.id(DEMO_SCHEMA)} cascade`.execute(app.database.db);
         await migrate(app.database.db, DEMO_SCHEMA);
         const account = await demoAccounts(app, sandbox);
-        client = createApiClient(app, account);
+        client = openSession(app, account).client;
         process.stdout.write(
           `invoice-mirror demo: sandbox at ${sandbox.url}, mirror in ${app.database.location} (schema ${DEMO_SCHEMA})\n`,
         );
@@ -107,7 +108,7 @@ async function demoAccounts(app: App, sandbox: Sandbox): Promise<Account> {
       })
       .execute();
   }
-  return accountNamed(db, DEFAULT_ACCOUNT);
+  return resolveAccounts(db, DEFAULT_ACCOUNT, { one: true });
 }
 
 async function backfillStep(app: App, account: Account, client: InvoicingClient): Promise<void> {
@@ -128,7 +129,7 @@ async function backfillAccountsStep(app: App): Promise<void> {
   const accounts = await app.database.db.selectFrom('accounts').selectAll().orderBy('id').execute();
   const atOnce = accountsAtOnce(app.config, 'sync', accounts.length);
   const results = await forEachAccount(accounts, atOnce, async (account) => {
-    const client = createApiClient(app, account);
+    const { client } = openSession(app, account);
     try {
       return await pullAccount(app, { account, client, atOnce, options: { kind: 'backfill' } });
     } finally {

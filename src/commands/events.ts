@@ -4,11 +4,13 @@
  * one-second backstop: an event waits until every older transaction has ended, see
  * src/events/store.ts, and that end announces nothing).
  */
+import { resolveAccounts } from '../accounts/resolve.js';
 import type { Command } from 'commander';
-import { accountScope } from '../reports/scope.js';
+import { listenFor } from '../db/channels.js';
+import { logger } from '../log.js';
 import { EVENT_TYPE_NAMES } from '../catalog/index.js';
 import { UsageError } from '../errors.js';
-import { eventJson, eventsChannel, isEventId, readEvents } from '../events/store.js';
+import { eventJson, isEventId, readEvents } from '../events/store.js';
 import { collect, onStopSignals, withApp } from './context.js';
 
 const BATCH = 1000;
@@ -37,7 +39,7 @@ export function registerEventsCommand(command: Command): void {
             `--type: unknown event type ${unknown.join(', ')}; the types are: ${EVENT_TYPE_NAMES.join(', ')}`,
           );
         const { db } = app.database;
-        const scope = await accountScope(db, options.account);
+        const { scope } = await resolveAccounts(db, options.account);
         let after = options.after ?? null;
         const printAll = async (): Promise<number> => {
           for (;;) {
@@ -51,7 +53,7 @@ export function registerEventsCommand(command: Command): void {
         if (!options.follow) return;
         let wake: (() => void) | undefined;
         let stopped = false;
-        const unlisten = await app.database.listen(eventsChannel(app.database.schema), () => wake?.());
+        const unlisten = await listenFor(app.database, 'events', () => wake?.(), logger);
         const removeHandlers = onStopSignals(
           () => {
             stopped = true;

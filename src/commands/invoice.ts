@@ -3,11 +3,12 @@
  * of a sent invoice of an account; one not archived yet is fetched through a `fetch_invoice_pdf`
  * job of the account (queued once per account and invoice).
  */
+import { resolveAccounts } from '../accounts/resolve.js';
 import { writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { RunError, UsageError } from '../errors.js';
 import { archivedPdf } from '../db/index.js';
-import { accountForJob, addJob, getJob, PrecheckError } from '../jobs/index.js';
+import { addJob, getJob, PrecheckError } from '../jobs/index.js';
 import { positiveInteger, withApp } from './context.js';
 
 export function registerInvoiceCommand(invoice: Command): void {
@@ -21,7 +22,7 @@ export function registerInvoiceCommand(invoice: Command): void {
       withApp({}, async (app, id: number, options: { out?: string; account?: string }) => {
         const { db } = app.database;
         // Invoice ids are the service's, so unique only within an account.
-        const account = await accountForJob(db, options.account);
+        const account = await resolveAccounts(db, options.account, { one: true });
         const archived = await archivedPdf(db, account.id, id);
         if (!archived) {
           const { id: jobId } = await addJob(db, account.id, {

@@ -3,19 +3,14 @@
  * A job belongs to an account: `add` and `run` take `--account` (with one account, it is that
  * one), `list` filters by it; `show`, `retry` and `cancel` go by id, unique across accounts.
  */
+import { resolveAccounts } from '../accounts/resolve.js';
 import type { Command } from 'commander';
-import {
-  accountsNamed,
-  accountsToServe,
-  credentialsOf,
-  listAccounts,
-  stateLine,
-  type Account,
-} from '../accounts/store.js';
+import { servableAccounts } from '../accounts/serve.js';
+import { hasStoredCredentials, listAccounts, refusedLine, stateLine, type Account } from '../accounts/store.js';
 import { accountsAtOnce, type App } from '../app.js';
+import { FAILURE_WORDS, type FailureKind } from '../api/index.js';
 import { forEachAccount } from '../accounts/pull.js';
-import type { Config } from '../config.js';
-import { ConfigError, RunError, UsageError, errorMessage } from '../errors.js';
+import { RunError, UsageError, errorMessage } from '../errors.js';
 import { OUTPUT_FORMATS, formatRows, type OutputFormat } from '../format.js';
 import { logger } from '../log.js';
 import {
@@ -25,7 +20,6 @@ import {
   kindNamed,
   PayloadError,
   PrecheckError,
-  accountForJob,
   addJob,
   createAccountRunner,
   cancelJob,
@@ -103,7 +97,7 @@ function registerAdd(jobs: Command): void {
     .action(
       withApp({}, async (app, kind: string, json: string, options: AddOptions) => {
         const payload = parseJson(json);
-        const account = await accountForJob(app.database.db, options.account);
+        const account = await resolveAccounts(app.database.db, options.account, { one: true });
         try {
           const { id, created } = await addJob(app.database.db, account.id, {
             kind,
@@ -147,8 +141,7 @@ function registerList(jobs: Command): void {
         {},
         async (app, options: { account: string[]; status?: JobStatus; limit?: number; format: OutputFormat }) => {
           const { db } = app.database;
-          const named = options.account.length > 0 ? await accountsNamed(db, options.account) : null;
-          const scope = named ? { ids: named.map((account) => account.id) } : ('all' as const);
+          const { scope } = await resolveAccounts(db, options.account);
           const rows = await listJobs(db, { status: options.status, limit: options.limit, scope });
           // The account column only where there is more than one account to tell apart.
           const several = (await listAccounts(db)).length > 1;
@@ -249,60 +242,32 @@ function registerRun(jobs: Command): void {
   jobs
     .command('run')
     .description(
-      "run queued jobs until none is runnable, then exit: one at a time within an account, accounts side by side; exit code 1 if any failed or was interrupted, or an account's key was refused",
+      "run queued jobs until none is runnable, then exit: one at a time within an account, accounts side by side; exit code 1 if any failed, was interrupted or is left queued to be retried later, or an account's key was refused",
     )
     .option('--account <name>', 'run the jobs of this account (repeatable; default: every active account)', collect, [])
     .action(
-      withApp({ migrate: 'auto', work: 'jobs' }, async (app, options: { account: string[] }) => {
-        const accounts = await accountsToServe(app.database.db, options.account);
-        if (accounts.length === 0) {
-          process.stderr.write(
-            "invoice-mirror: no active account to run jobs for; 'invoice-mirror accounts list' shows them\n",
-          );
-          return 0;
-        }
-        const { servable, skipped } = withCredentials(accounts, app.config, options.account.length > 0);
-        const code = await runAccounts(app, servable);
-        return skipped > 0 ? 1 : code;
-      }),
+      withApp(
+        { migrate: 'auto', work: 'jobs', serves: (options: { account: string[] }) => options.account },
+        async (app, options: { account: string[] }) => {
+          // Checked before any work, so that nothing stops half-way; one that cannot be served is named and skipped.
+          const { servable, skipped } = await servableAccounts(app, options.account);
+          for (const problem of skipped) process.stderr.write(`invoice-mirror: ${problem.message}; its jobs wait\n`);
+          if (servable.length === 0 && skipped.length === 0) {
+            process.stderr.write(
+              "invoice-mirror: no active account to run jobs for; 'invoice-mirror accounts list' shows them\n",
+            );
+            return 0;
+          }
+          const code = await runAccounts(app, servable);
+          return skipped.length > 0 ? 1 : code;
+        },
+      ),
     );
 }
 
-/**
- * The accounts whose credentials can be had, checked before any work so that nothing stops
- * half-way. Accounts named on the command line must all have them (a ConfigError, exit 2); of
- * every active account, one without them is named on stderr and skipped, and the others run
- * (a ConfigError when none can).
- */
-function withCredentials(
-  accounts: readonly Account[],
-  config: Config,
-  named: boolean,
-): { servable: Account[]; skipped: number } {
-  const servable: Account[] = [];
-  const problems: { account: Account; error: ConfigError }[] = [];
-  for (const account of accounts) {
-    try {
-      credentialsOf(account, config);
-      servable.push(account);
-    } catch (error) {
-      if (named || !(error instanceof ConfigError)) throw error;
-      problems.push({ account, error });
-    }
-  }
-  if (servable.length === 0) throw problems[0]!.error;
-  for (const { account, error } of problems)
-    process.stderr.write(`invoice-mirror: account ${account.name}: ${error.message}; its jobs wait\n`);
-  return { servable, skipped: problems.length };
-}
-
-/** What a `jobs run` saw, over every account. */
+/** What a `jobs run` saw, over every account: each job's last attempt, by job id. */
 interface RunTally {
-  succeeded: number;
-  failed: number;
-  queued: number;
-  interrupted: number;
-  ran: number;
+  last: Map<number, JobFinished>;
   needsAttention: number;
   refused: string[];
 }
@@ -314,15 +279,7 @@ interface RunTally {
  * no other account; a second one stops at once.
  */
 async function runAccounts(app: App, accounts: readonly Account[]): Promise<number> {
-  const tally: RunTally = {
-    succeeded: 0,
-    failed: 0,
-    queued: 0,
-    interrupted: 0,
-    ran: 0,
-    needsAttention: 0,
-    refused: [],
-  };
+  const tally: RunTally = { last: new Map(), needsAttention: 0, refused: [] };
   // Lines name the account only when there are several to tell apart.
   const prefix = accounts.length > 1 ? (account: Account) => `${account.name}: ` : () => '';
   const running = new Set<AccountRunner>();
@@ -348,21 +305,46 @@ async function runAccounts(app: App, accounts: readonly Account[]): Promise<numb
   } finally {
     process.off('SIGINT', stop).off('SIGTERM', stop);
   }
-  const later = tally.queued > 0 ? `, ${tally.queued} to be retried later` : '';
-  process.stdout.write(
-    `ran ${tally.ran} job${tally.ran === 1 ? '' : 's'}: ${tally.succeeded} succeeded, ${tally.failed} failed, ${tally.interrupted} interrupted${later}\n`,
-  );
+  const left = reportRun([...tally.last.values()]);
   // One account's failure (its database connection lost, say) stopped only its own run; report it now.
   const failure = results.find((result) => result.status === 'rejected');
   if (failure) throw failure.reason;
-  return tally.failed + tally.interrupted > 0 || tally.needsAttention > 0 || tally.refused.length > 0 ? 1 : 0;
+  return left > 0 || tally.needsAttention > 0 || tally.refused.length > 0 ? 1 : 0;
+}
+
+/**
+ * The run's last lines: how many jobs ran (jobs, not attempts: a job retried within the run
+ * counts once, with its last outcome), and, on stderr, the jobs it could not finish that are still
+ * queued, with why. Returns how many jobs failed, were interrupted or are left queued.
+ */
+function reportRun(jobs: readonly JobFinished[]): number {
+  const count = (status: JobFinished['status']) => jobs.filter((job) => job.status === status).length;
+  const queued = jobs.filter((job) => job.status === 'queued');
+  const later = queued.length > 0 ? `, ${queued.length} to be retried later` : '';
+  process.stdout.write(
+    `ran ${jobs.length} job${jobs.length === 1 ? '' : 's'}: ${count('succeeded')} succeeded, ${count('failed')} failed, ${count('interrupted')} interrupted${later}\n`,
+  );
+  if (queued.length > 0) {
+    const reasons = new Map<FailureKind, JobFinished[]>();
+    for (const job of queued)
+      reasons.set(job.failure ?? 'other', [...(reasons.get(job.failure ?? 'other') ?? []), job]);
+    // Each reason once, with its shortest message as the example.
+    const why = [...reasons].map(([kind, left]) => {
+      const [example] = left.map((job) => job.error ?? 'no message').sort((a, b) => a.length - b.length);
+      return `${left.length} because ${FAILURE_WORDS[kind]} (${example}${left.length > 1 ? '; and the like' : ''})`;
+    });
+    process.stderr.write(
+      `invoice-mirror: ${queued.length} job${queued.length === 1 ? '' : 's'} not finished, still queued: ${why.join('; ')}; they run once due, by 'invoice-mirror jobs run' or a daemon\n`,
+    );
+  }
+  return count('failed') + count('interrupted') + queued.length;
 }
 
 /** Drains one account's queue, printing each job's outcome (prefixed with the account when several run). */
 async function runOneAccount(open: AccountRunner, prefix: string, tally: RunTally): Promise<void> {
   const { runner, account } = open;
   runner.on('finished', (job: JobFinished) => {
-    tally[job.status]++;
+    tally.last.set(job.id, job);
     process.stdout.write(`${prefix}job ${job.id} ${job.kind}: ${job.status}${job.error ? ` (${job.error})` : ''}\n`);
   });
   runner.on('recovered', (job: RecoveredJob) => {
@@ -371,10 +353,11 @@ async function runOneAccount(open: AccountRunner, prefix: string, tally: RunTall
       `${prefix}job ${job.id} ${job.kind}: left running by a worker that stopped; now ${job.status} (${job.message})\n`,
     );
   });
-  const { ran, refused } = await runner.runUntilEmpty();
-  tally.ran += ran;
+  const { refused } = await runner.runUntilEmpty();
   if (refused === undefined) return;
   tally.refused.push(account.name);
-  const refusedAccount = { ...account, state: 'refused' as const, state_reason: refused };
-  process.stderr.write(`invoice-mirror: account ${account.name}: ${stateLine(refusedAccount)}; its jobs wait\n`);
+  const line = hasStoredCredentials(account)
+    ? stateLine({ ...account, state: 'refused', state_reason: refused })
+    : refusedLine(account);
+  process.stderr.write(`invoice-mirror: account ${account.name}: ${line}; its jobs wait\n`);
 }

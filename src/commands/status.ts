@@ -3,11 +3,12 @@
  * back, the job queue and the rate-limit budget, of the accounts named (none: every account).
  * With several accounts in the scope a table with one row per account comes first, and rows that
  * come from several accounts name theirs; with one account the output is what it was before
- * accounts.
+ * accounts. On the embedded database it ends with who holds its server (from the server's keeper).
  */
+import { resolveAccounts } from '../accounts/resolve.js';
 import type { Command } from 'commander';
 import type { Kysely } from 'kysely';
-import { accountsNamed, listAccounts, type Account } from '../accounts/store.js';
+import { listAccounts, type Account } from '../accounts/store.js';
 import { syncPeriodMs } from '../daemon/schedule.js';
 import {
   accountSummaries,
@@ -30,6 +31,7 @@ import {
   type AttentionItem,
   type Database,
 } from '../db/index.js';
+import type { KeeperReport } from '../db/embedded-server.js';
 import { formatRows, plural, relativeTime } from '../format.js';
 import { collect, withApp } from './context.js';
 
@@ -44,19 +46,25 @@ export function registerStatusCommand(command: Command): void {
     .action(
       withApp({}, async (app, options: { account: string[]; json?: boolean }) => {
         const { db } = app.database;
-        const accounts = await accountsNamed(db, options.account);
-        const scope: AccountScope = options.account.length === 0 ? 'all' : { ids: accounts.map((a) => a.id) };
+        const { accounts, scope } = await resolveAccounts(db, options.account);
         // Remedies name the account whenever the mirror holds several: a command without
         // --account would act on every account.
         const mirrorAccounts = (await listAccounts(db)).length;
         const status = await readStatus(db, scope, accounts, syncPeriodMs(app.config), app.config.fleet.leaseSeconds);
+        const keeper = await app.database.embedded?.holders();
         if (options.json) {
-          const json = { database: app.database.location, schema: app.config.schema, ...status.json };
+          const json = {
+            database: app.database.location,
+            schema: app.config.schema,
+            ...status.json,
+            ...(keeper ? { embeddedServer: keeper } : {}),
+          };
           process.stdout.write(`${JSON.stringify(json, null, 2)}\n`);
           return;
         }
         process.stdout.write(`Mirror in ${app.database.location}, schema ${app.config.schema}\n\n`);
         process.stdout.write(await statusText(status, mirrorAccounts > 1));
+        if (keeper) process.stdout.write(await keeperText(keeper));
       }),
     );
 }
@@ -179,6 +187,23 @@ async function statusText(status: Status, namesAccounts: boolean): Promise<strin
   parts.push(`\n${rateLimitText(status)}`);
   parts.push(fleetText(status.fleet));
   return parts.join('');
+}
+
+/** Who holds the embedded server (this command among them), its keeper and since when. */
+async function keeperText(report: KeeperReport): Promise<string> {
+  const since = (iso: string) => `started ${relativeTime(new Date(iso))} (${iso})`;
+  const server = report.server
+    ? `; PostgreSQL process ${report.server.pid}, ${since(report.server.since)}`
+    : '; PostgreSQL not running (its keeper starts it again)';
+  const holders = report.holders.map((holder) => ({
+    pid: holder.pid,
+    command: holder.command,
+    since: relativeTime(new Date(holder.since)),
+  }));
+  return [
+    `\nEmbedded server: kept by process ${report.keeper.pid}, ${since(report.keeper.since)}${server}\n`,
+    `Held by ${plural(holders.length, 'process', 'processes')}\n${await formatRows(holders, 'table')}`,
+  ].join('');
 }
 
 /** The daemons at work on the mirror, and the accounts they leave waiting (see docs/scaling.md). */

@@ -1,9 +1,10 @@
 import type { Command } from 'commander';
 import { accountsAtOnce, type App } from '../app.js';
-import { createApiClient } from '../service-client.js';
 import { forEachAccount, pullAccount } from '../accounts/pull.js';
-import { accountsToServe, stateLine, type Account } from '../accounts/store.js';
-
+import { servableAccounts } from '../accounts/serve.js';
+import { openSession } from '../accounts/session.js';
+import { listAccounts, refusedLine, type Account } from '../accounts/store.js';
+import { heldDeletesLine } from '../db/index.js';
 import { UsageError, errorMessage } from '../errors.js';
 import { formatRows, plural } from '../format.js';
 import { logger } from '../log.js';
@@ -29,7 +30,21 @@ function entityList(value: string, option = '--only'): EntityName[] {
   return names as EntityName[];
 }
 
-async function printOutcome(outcome: SyncOutcome, apiUrl: string): Promise<void> {
+/**
+ * The run's error as this command prints it: where the mirror holds several accounts, the hint
+ * that releases held deletes names the account (without `--account` it would release every
+ * account's held deletes of the entity).
+ */
+function errorFor(outcome: SyncOutcome, account: string | null): string | null {
+  if (!outcome.error || account === null) return outcome.error ?? null;
+  let error = outcome.error;
+  for (const [entity, o] of Object.entries(outcome.entities))
+    if (o && o.held > 0)
+      error = error.replace(heldDeletesLine(o.held, entity), heldDeletesLine(o.held, entity, account));
+  return error;
+}
+
+async function printOutcome(outcome: SyncOutcome, apiUrl: string, account: string | null): Promise<void> {
   const rows = Object.entries(outcome.entities).map(([entity, o]) => ({
     entity,
     fetched: o!.fetched,
@@ -42,8 +57,9 @@ async function printOutcome(outcome: SyncOutcome, apiUrl: string): Promise<void>
     complete: o!.complete ? 'yes' : 'no',
   }));
   process.stdout.write(await formatRows(rows, 'table'));
+  const error = errorFor(outcome, account);
   process.stdout.write(
-    `run ${outcome.runId}: ${outcome.status}, ${plural(outcome.requestsMade, 'request')}${outcome.error ? ` (${outcome.error})` : ''}\n`,
+    `run ${outcome.runId}: ${outcome.status}, ${plural(outcome.requestsMade, 'request')}${error ? ` (${error})` : ''}\n`,
   );
   const entities = Object.values(outcome.entities);
   // A list never answers 404 at the right address: every list answering it means a wrong URL.
@@ -63,7 +79,8 @@ const ALLOW_HELP =
  * (SIGTERM) when interrupted.
  */
 async function pull(app: App, kind: 'backfill' | 'sync', options: PullFlags): Promise<number> {
-  const accounts = await accountsToServe(app.database.db, options.account);
+  const { servable: accounts, skipped } = await servableAccounts(app, options.account);
+  for (const problem of skipped) process.stderr.write(`invoice-mirror: ${problem.message}; it is not pulled\n`);
   if (accounts.length === 0) {
     process.stderr.write(
       "invoice-mirror: no active account to pull; 'invoice-mirror accounts list' shows why, 'accounts add' adds one\n",
@@ -91,16 +108,25 @@ async function pull(app: App, kind: 'backfill' | 'sync', options: PullFlags): Pr
   );
   try {
     const atOnce = accountsAtOnce(app.config, 'sync', accounts.length);
+    const mirrorHoldsSeveral = (await listAccounts(app.database.db)).length > 1;
     const results = await forEachAccount(accounts, atOnce, (account) =>
-      pullOne(app, account, kind, options, { signal: stop.signal, atOnce, several: accounts.length > 1 }),
+      pullOne(app, account, kind, options, {
+        signal: stop.signal,
+        atOnce,
+        several: accounts.length > 1,
+        named: mirrorHoldsSeveral ? account.name : null,
+      }),
     );
     const codes = results.map((result, i) => {
       if (result.status === 'fulfilled') return result.value;
-      process.stderr.write(`invoice-mirror: account ${accounts[i]!.name}: ${errorMessage(result.reason)}\n`);
+      // Once: some messages name the account already (accountProblem's rule).
+      const prefix = `account ${accounts[i]!.name}: `;
+      const message = errorMessage(result.reason);
+      process.stderr.write(`invoice-mirror: ${message.startsWith(prefix) ? '' : prefix}${message}\n`);
       return 1;
     });
     if (stop.signal.aborted) return EXIT_CODE[stop.signal.reason as NodeJS.Signals] ?? 130;
-    return codes.every((code) => code === 0) ? 0 : 1;
+    return skipped.length === 0 && codes.every((code) => code === 0) ? 0 : 1;
   } finally {
     removeHandlers();
   }
@@ -112,9 +138,10 @@ async function pullOne(
   account: Account,
   kind: 'backfill' | 'sync',
   flags: PullFlags,
-  run: { signal: AbortSignal; atOnce: number; several: boolean },
+  run: { signal: AbortSignal; atOnce: number; several: boolean; named: string | null },
 ): Promise<number> {
-  const client = createApiClient(app, account);
+  // The session's client: the account's own, its log lines bound to the account.
+  const { client } = openSession(app, account);
   try {
     const outcome = await pullAccount(app, {
       account,
@@ -130,11 +157,8 @@ async function pullOne(
       },
     });
     if (run.several) process.stdout.write(`account ${account.name}:\n`);
-    await printOutcome(outcome, account.api_url ?? app.config.api.url);
-    if (outcome.refused)
-      process.stdout.write(
-        `account ${account.name}: ${stateLine({ ...account, state: 'refused', state_reason: null })}\n`,
-      );
+    await printOutcome(outcome, account.api_url ?? app.config.api.url, run.named);
+    if (outcome.refused) process.stdout.write(`account ${account.name}: ${refusedLine(account)}\n`);
     return outcome.status === 'succeeded' ? 0 : 1;
   } finally {
     await client.close();
@@ -156,7 +180,7 @@ export function registerBackfillCommand(command: Command): void {
     .option('--only <entities>', `comma-separated subset of: ${ENTITY_NAMES.join(', ')}`, (v) => entityList(v))
     .option('--allow-deletes <entities>', ALLOW_HELP, allowList)
     .action(
-      withApp({ migrate: 'auto', work: 'sync', callsService: true }, (app, options: PullFlags) =>
+      withApp({ migrate: 'auto', work: 'sync', serves: (options) => options.account }, (app, options: PullFlags) =>
         pull(app, 'backfill', options),
       ),
     );
@@ -168,7 +192,7 @@ export function registerSyncCommand(command: Command): void {
     .option('--allow-deletes <entities>', ALLOW_HELP, allowList)
     .option('--full', 'pull invoices in full and reconcile deletions now (otherwise every RECONCILE_INTERVAL_HOURS)')
     .action(
-      withApp({ migrate: 'auto', work: 'sync', callsService: true }, (app, options: PullFlags) =>
+      withApp({ migrate: 'auto', work: 'sync', serves: (options) => options.account }, (app, options: PullFlags) =>
         pull(app, 'sync', options),
       ),
     );

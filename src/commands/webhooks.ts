@@ -3,11 +3,11 @@
  * to a receiver, signed by the Standard Webhooks convention (see src/webhooks/). The signing
  * secret is printed once, by `add`.
  */
+import { resolveAccounts } from '../accounts/resolve.js';
 import type { Command } from 'commander';
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/index.js';
 import { masterSecret } from '../accounts/secret.js';
-import { accountNamed } from '../accounts/store.js';
 import { UsageError } from '../errors.js';
 import { markOverdueInvoices } from '../events/overdue.js';
 import { isEventId } from '../events/store.js';
@@ -33,6 +33,16 @@ const formatOption = (command: Command) =>
   command.option('--format <format>', OUTPUT_FORMATS.join(', '), choice('--format', OUTPUT_FORMATS), 'table');
 
 export function registerWebhooksCommands(webhooks: Command): void {
+  registerAdd(webhooks);
+  registerList(webhooks);
+  registerSteps(webhooks);
+  registerDeliveries(webhooks);
+  registerReplay(webhooks);
+  registerRun(webhooks);
+}
+
+/** `webhooks add URL`: a subscription, its signing secret printed once. */
+function registerAdd(webhooks: Command): void {
   webhooks
     .command('add')
     .description('push events to URL; prints the subscription id and its signing secret (shown this once)')
@@ -43,7 +53,8 @@ export function registerWebhooksCommands(webhooks: Command): void {
       withApp({ migrate: 'auto' }, async (app, url: string, options: { events?: string; account?: string }) => {
         const { db } = app.database;
         const eventTypes = eventTypesOf(options.events);
-        const account = options.account === undefined ? null : await accountNamed(db, options.account);
+        const account =
+          options.account === undefined ? null : await resolveAccounts(db, options.account, { one: true });
         await checkTarget(url, app.config.webhooks.allowPrivate);
         const secret = masterSecret(app.config, 'seal webhook signing secrets');
         const added = await addSubscription(db, { url, eventTypes, accountId: account?.id ?? null }, secret);
@@ -52,7 +63,10 @@ export function registerWebhooksCommands(webhooks: Command): void {
         );
       }),
     );
+}
 
+/** `webhooks list`: the subscriptions, their state and deliveries. */
+function registerList(webhooks: Command): void {
   formatOption(webhooks.command('list').description('the subscriptions, their state and deliveries')).action(
     withApp({}, async (app, options: { format: OutputFormat }) => {
       const rows = await listSubscriptions(app.database.db);
@@ -76,8 +90,10 @@ export function registerWebhooksCommands(webhooks: Command): void {
       );
     }),
   );
+}
 
-  // remove, pause, resume: one subscription, one line said.
+/** `webhooks remove|pause|resume ID`: one subscription, one line said. */
+function registerSteps(webhooks: Command): void {
   const steps: [string, string, (db: Kysely<Database>, subscription: number) => Promise<string>][] = [
     [
       'remove',
@@ -111,7 +127,10 @@ export function registerWebhooksCommands(webhooks: Command): void {
           process.stdout.write(`webhook ${subscription} ${await step(app.database.db, subscription)}\n`);
         }),
       );
+}
 
+/** `webhooks deliveries ID`: a subscription's newest deliveries. */
+function registerDeliveries(webhooks: Command): void {
   formatOption(
     webhooks
       .command('deliveries')
@@ -139,7 +158,10 @@ export function registerWebhooksCommands(webhooks: Command): void {
       );
     }),
   );
+}
 
+/** `webhooks replay ID --after EVENT`: a subscription's later events sent again. */
+function registerReplay(webhooks: Command): void {
   webhooks
     .command('replay')
     .description("send a subscription's events after an event again (those it matches)")
@@ -153,7 +175,10 @@ export function registerWebhooksCommands(webhooks: Command): void {
         process.stdout.write(`webhook ${subscription}: ${queued} events queued again\n`);
       }),
     );
+}
 
+/** `webhooks run`: every due delivery sent (overdue invoices marked first), then exit. */
+function registerRun(webhooks: Command): void {
   webhooks
     .command('run')
     .description('deliver every delivery that is due (and mark overdue invoices), then exit')

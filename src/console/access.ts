@@ -3,8 +3,9 @@
  * local socket); on any other address the console refuses to start without a credential: Basic
  * auth (CONSOLE_USER, CONSOLE_PASSWORD), a bearer token (CONSOLE_TOKEN), or both.
  *
- * Writes are POSTs only, refused by Hono's `csrf` middleware (in server.ts) unless the browser
- * says they came from a page of the console itself: another site cannot make a signed-in browser
+ * Whoever may use it, the console answers only for its own names, and takes a change (a POST)
+ * only from a page of its own (own-host.ts, against DNS rebinding), and Hono's `csrf` middleware
+ * refuses a change the browser says came from another site: another site cannot make a browser
  * queue or cancel jobs.
  */
 import { timingSafeEqual } from 'node:crypto';
@@ -27,7 +28,7 @@ function sameText(given: string, expected: string): boolean {
 }
 
 /** Checks the credential on every request when one is set. */
-export function requireCredential(settings: ConsoleSettings): MiddlewareHandler {
+export function requireCredential(settings: Pick<ConsoleSettings, 'user' | 'password' | 'token'>): MiddlewareHandler {
   const { password, token, user } = settings;
   const basic = password ? `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}` : undefined;
   const bearer = token ? `Bearer ${token}` : undefined;

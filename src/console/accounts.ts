@@ -7,9 +7,10 @@
 import type { Hono, MiddlewareHandler } from 'hono';
 import { html } from 'hono/html';
 import type { Kysely } from 'kysely';
+import { resolveAccounts, UnknownAccountError } from '../accounts/resolve.js';
 import { listAccounts, stateLine, type Account } from '../accounts/store.js';
 import { oneAccount, type AccountScope, type Database } from '../db/index.js';
-import type { Html } from './layout.js';
+import type { Html } from './html.js';
 
 /** What a request of the console shows, decided once per request (see accountChoice). */
 export interface Viewing {
@@ -37,17 +38,19 @@ const NO_ACCOUNT_PATHS = /^\/(static\/|favicon\.ico$)/;
 
 /**
  * Decides the account of every page (`c.get('view')`), or answers 400 with one line when
- * `?account=` names no account of the mirror.
+ * `?account=` names no account of the mirror (resolved as everywhere: resolveAccounts).
  */
 export function accountChoice(db: Kysely<Database>, unknown: (line: string) => Html): MiddlewareHandler<ConsoleEnv> {
   return async (c, next) => {
     if (NO_ACCOUNT_PATHS.test(c.req.path)) return next();
     const accounts = await listAccounts(db);
     const named = c.req.query(ACCOUNT_PARAMETER) || null;
-    const account =
-      named === null ? (accounts.length === 1 ? accounts[0]! : null) : accounts.find((a) => a.name === named);
-    if (account === undefined) {
-      const known = accounts.map((a) => a.name).join(', ') || 'none yet';
+    let account: Account | null = accounts.length === 1 ? accounts[0]! : null;
+    try {
+      if (named !== null) account = (await resolveAccounts(db, [named], { among: accounts })).accounts[0]!;
+    } catch (error) {
+      if (!(error instanceof UnknownAccountError)) throw error;
+      const known = error.known.join(', ') || 'none yet';
       return c.html(unknown(`No account named "${named}" in this mirror (known: ${known}).`), 400);
     }
     const view: Viewing = {
@@ -104,7 +107,7 @@ export function accountSwitcher(view: Viewing): Html {
   return html`<form class="switcher" method="get" action="${view.path}">
     ${kept.map(([name, value]) => html`<input type="hidden" name="${name}" value="${value}" />`)}
     <label>account
-      <select name="${ACCOUNT_PARAMETER}" onchange="this.form.submit()">
+      <select name="${ACCOUNT_PARAMETER}" data-submit-on-change>
         ${option('', 'All accounts', view.named === null && view.account === null)}
         ${view.accounts.map((a) =>
           option(a.name, a.state === 'active' ? a.name : `${a.name} (${a.state})`, view.account?.id === a.id),

@@ -38,7 +38,9 @@ a { color: var(--accent); }
 table { border-collapse: collapse; background: #fff; border: 1px solid var(--line); width: 100%; }
 th, td { padding: 5px 8px; border-bottom: 1px solid var(--line); text-align: left; vertical-align: top; }
 th { background: #f1f5f9; font-weight: 600; }
-td.num { white-space: nowrap; }
+td.num, td time { white-space: nowrap; }
+th[title] { cursor: help; }
+th.w4 { min-width: 4ch; } th.w6 { min-width: 6ch; } th.w8 { min-width: 8ch; } th.w10 { min-width: 10ch; } th.w12 { min-width: 12ch; } th.w14 { min-width: 14ch; } th.w16 { min-width: 16ch; }
 table.fields td { overflow-wrap: anywhere; }
 table.fields td.num { text-align: left; } /* one value per row: read beside its label, not in a column */
 td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
@@ -56,6 +58,8 @@ input, select, textarea, button { font: inherit; padding: 4px 6px; }
 textarea { width: 100%; min-height: 140px; font-family: ui-monospace, monospace; }
 button { background: var(--accent); color: #fff; border: 0; border-radius: 4px; padding: 5px 12px; cursor: pointer; }
 button.secondary { background: #64748b; }
+a.button { display: inline-block; background: var(--accent); color: #fff; border-radius: 4px; padding: 3px 10px; text-decoration: none; }
+ul.decisions li { margin-bottom: 6px; } ul.decisions .actions { margin-top: 2px; }
 .error { color: #991b1b; }
 .field-error textarea, .field-error select, .field-error input { border: 2px solid #dc2626; }
 pre { background: #fff; border: 1px solid var(--line); padding: 8px; overflow: auto; max-height: 420px; }
@@ -65,6 +69,21 @@ pre { background: #fff; border: 1px solid var(--line); padding: 8px; overflow: a
 figure.chart.empty { min-height: 0; }
 figure.chart { background: #fff; border: 1px solid var(--line); border-radius: 6px; margin: 0; padding: 8px; min-height: 260px; }
 figcaption { font-weight: 600; margin-bottom: 4px; }
+form.job-form { max-width: 720px; }
+`;
+
+/**
+ * What the pages' controls do without inline handlers (the Content-Security-Policy allows no
+ * inline script): a select marked data-submit-on-change submits its form (the account switcher),
+ * one with data-reload goes to that address plus its value (the job form's kind).
+ */
+const BEHAVIOUR = `
+document.addEventListener('change', (event) => {
+  const select = event.target;
+  if (!(select instanceof HTMLSelectElement)) return;
+  if (select.hasAttribute('data-submit-on-change')) select.form?.submit();
+  else if (select.dataset.reload !== undefined) location.href = select.dataset.reload + encodeURIComponent(select.value);
+});
 `;
 
 /** Draws every figure.chart from its data-chart JSON with uPlot (lines over dates, or bars per label). */
@@ -132,6 +151,7 @@ export function serveAssets(app: ConsoleApp): void {
     'console.css': { type: 'text/css', load: () => STYLE },
     'charts.js': { type: 'text/javascript', load: () => CHARTS },
     'times.js': { type: 'text/javascript', load: () => TIMES },
+    'behaviour.js': { type: 'text/javascript', load: () => BEHAVIOUR },
     'jobform.js': { type: 'text/javascript', load: () => JOB_FORM_SCRIPT },
     'htmx.min.js': { type: 'text/javascript', load: () => fromPackage('htmx.org/dist/htmx.min.js') },
     'uPlot.iife.min.js': { type: 'text/javascript', load: () => fromPackage('uplot/dist/uPlot.iife.min.js') },

@@ -14,21 +14,25 @@ import type { AttentionOptions, Database } from '../db/index.js';
 import { errorMessage, RunError } from '../errors.js';
 import { logger } from '../log.js';
 import { requireCredential } from './access.js';
+import { requireOwnHost } from './own-host.js';
 import { accountChoice, type ConsoleApp } from './accounts.js';
 import { serveAssets } from './assets.js';
 import { html, page } from './layout.js';
 import { changeRoutes } from './pages/changes.js';
 import { eventRoutes } from './pages/events.js';
+import { exportRoutes } from './pages/exports.js';
 import { jobRoutes } from './pages/jobs.js';
 import { heldDeleteRoutes, overviewPage } from './pages/overview.js';
 import { recordRoutes } from './pages/records.js';
 import { reportRoutes } from './pages/reports.js';
+import { vatRoutes } from './pages/vat.js';
 
 export { checkConsoleAccess } from './access.js';
 
 export interface ConsoleDeps {
   db: Kysely<Database>;
-  settings: ConsoleSettings;
+  /** CONSOLE_PUBLIC_HOSTS may be left out (none). */
+  settings: Omit<ConsoleSettings, 'publicHosts'> & Partial<Pick<ConsoleSettings, 'publicHosts'>>;
   /** Attempts of a job queued from the form (JOB_MAX_ATTEMPTS). */
   maxAttempts: number;
   /** How the overview judges the pulls' ages (the sync schedule; the daemon's uptime when it serves the console). */
@@ -38,7 +42,26 @@ export interface ConsoleDeps {
    * not). Without a worker every page says where the jobs queued here will run.
    */
   worker: boolean;
+  /** The EXPORT_SELLERS directory (the accounts' seller files) the Exports page reads; unset: none. */
+  sellers?: string;
 }
+
+/**
+ * Every answer's Content-Security-Policy: the pages load only the console's own scripts (htmx,
+ * uPlot and its own, all served from /static), styles and images, none inline (htmx's indicator
+ * style is turned off in the page's htmx-config), talk only to the console, post forms only to it,
+ * and are never framed. An HTML injection a page let through could run nothing.
+ */
+export const CONTENT_SECURITY_POLICY = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data:",
+  "connect-src 'self'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+  "base-uri 'none'",
+].join('; ');
 
 /** What every page says when the console is served without a worker (the `console` command). */
 export const NO_WORKER_NOTE =
@@ -63,14 +86,17 @@ export function createConsoleApp(deps: ConsoleDeps): ConsoleApp {
   const { db } = deps;
   const log = logger.child({ module: 'console' });
   const app: ConsoleApp = new Hono();
-  app.use('*', requireCredential(deps.settings));
-  app.use('*', csrf());
+  // Outermost, so that every answer has them, refusals included.
   app.use('*', async (c, next) => {
     await next();
     c.res = await finishHtml(c.res, deps.worker);
+    c.header('content-security-policy', CONTENT_SECURITY_POLICY);
     c.header('x-frame-options', 'DENY');
     c.header('referrer-policy', 'same-origin');
   });
+  app.use('*', requireOwnHost(deps.settings.publicHosts ?? [], log));
+  app.use('*', requireCredential(deps.settings));
+  app.use('*', csrf());
   app.use(
     '*',
     accountChoice(db, (line) => page('Unknown account', html`<p class="error">${line}</p>`)),
@@ -83,6 +109,8 @@ export function createConsoleApp(deps: ConsoleDeps): ConsoleApp {
   eventRoutes(app, db);
   recordRoutes(app, db);
   reportRoutes(app, db);
+  vatRoutes(app, db);
+  exportRoutes(app, db, deps.sellers);
   app.notFound((c) =>
     c.html(page('Not found', html`<p class="error">No page at ${c.req.path}.</p>`, { view: c.get('view') }), 404),
   );

@@ -4,12 +4,12 @@
  * interpolated value.
  */
 import { html } from 'hono/html';
-import type { HtmlEscapedString } from 'hono/utils/html';
-import { ENTITY_NAMES, type EntityName } from '../catalog/index.js';
+import { ENTITY_NAMES, labelOf, type EntityName } from '../catalog/index.js';
 import { relativeTime } from '../format.js';
 import { accountSwitcher, link, type Viewing } from './accounts.js';
+import type { Html } from './html.js';
 
-export type Html = HtmlEscapedString | Promise<HtmlEscapedString>;
+export type { Html };
 
 const SECTIONS = [
   ['/', 'Overview'],
@@ -19,6 +19,8 @@ const SECTIONS = [
   ['/webhooks', 'Webhooks'],
   ['/records', 'Records'],
   ['/reports', 'Reports'],
+  ['/vat', 'VAT'],
+  ['/exports', 'Exports'],
 ] as const;
 
 /**
@@ -38,6 +40,7 @@ export function page(
     <meta charset="utf-8" />
     <meta name="viewport" content="width=device-width, initial-scale=1" />
     <title>${title}${account} · invoice-mirror</title>
+    <meta name="htmx-config" content='{"includeIndicatorStyles": false}' />
     <link rel="icon" href="/favicon.ico" type="image/svg+xml" />
     <link rel="stylesheet" href="/static/console.css" />
     <link rel="stylesheet" href="/static/uPlot.min.css" />
@@ -45,6 +48,7 @@ export function page(
     <script src="/static/uPlot.iife.min.js" defer></script>
     <script src="/static/charts.js" defer></script>
     <script src="/static/times.js" defer></script>
+    <script src="/static/behaviour.js" defer></script>
     ${options.scripts?.map((name) => html`<script src="/static/${name}" defer></script>`) ?? ''}
   </head>
   <body>
@@ -123,9 +127,29 @@ export function valueCell(value: unknown, column: CellColumn, link?: string): Ht
   return html`<td>${wrap(text(value))}</td>`;
 }
 
-/** A column's header: its meaning from the catalogue, its name on hover; right-aligned over numbers. */
-export function columnHead(name: string, meaning?: string, numeric = false): Html {
-  return html`<th class="${numeric ? 'num' : ''}" title="${name}">${meaning ?? name}</th>`;
+/** A column's header: its label from the catalogue, its meaning on hover, its name for programs; right-aligned over numbers. */
+export function columnHead(column: { name: string; doc: string; label?: string }, numeric = false): Html {
+  const label = labelOf(column);
+  return html`<th class="${numeric ? 'num ' : ''}${twoLines(label)}" data-column="${column.name}" title="${plainMeaning(column.doc)}">${label}</th>`;
+}
+
+/**
+ * The class that keeps a header to two lines however narrow its table: a minimum width of half
+ * its label and at least its longest word (`w4` … `w16`, in `ch`; a wider table scrolls in its box).
+ */
+export function twoLines(label: string): string {
+  const words = label.split(' ');
+  // The narrowest two lines: the split whose longer line is shortest (a line breaks between words).
+  let narrowest = label.length;
+  for (let i = 1; i < words.length; i++)
+    narrowest = Math.min(narrowest, Math.max(words.slice(0, i).join(' ').length, words.slice(i).join(' ').length));
+  const needed = Math.ceil(narrowest * 1.15) + 1; // letters of a bold face run a little wider than its `0`
+  return `w${Math.min(16, Math.max(4, Math.ceil(needed / 2) * 2))}`;
+}
+
+/** A catalogue meaning as a tooltip says it: without the backticks that mark names in the docs. */
+export function plainMeaning(doc: string): string {
+  return doc.replace(/`/g, '');
 }
 
 /** The entity a column's value identifies, by column name (mirror tables and reports). */
@@ -190,6 +214,24 @@ export function withQuery(url: string, changes: Record<string, string | number |
 /** The page number a list was asked for (`?page=`), 1 when missing or not a number. */
 export function pageOf(query: Record<string, string>): number {
   return Math.max(1, Number.parseInt(query.page ?? '1', 10) || 1);
+}
+
+/** The largest id of an `integer` column (webhooks); `bigint` ids (jobs, events) go to Number.MAX_SAFE_INTEGER. */
+export const MAX_INTEGER_ID = 2_147_483_647;
+
+/**
+ * An id taken from a path (digits only, the route says so), or null when it is too large to name
+ * any row: it then names nothing (a 404), instead of failing the query that would look it up.
+ */
+export function pathId(text: string, max = Number.MAX_SAFE_INTEGER): number | null {
+  if (!/^\d{1,16}$/.test(text)) return null;
+  const id = Number(text);
+  return id <= max ? id : null;
+}
+
+/** The page for an id (or a name) that names nothing: one line saying what was not found. */
+export function notFoundPage(line: string, view?: Viewing): Html {
+  return page('Not found', html`<p class="error">${line}</p>`, { view });
 }
 
 /** The page for an entity name that is not one of the mirror's. */

@@ -15,38 +15,80 @@
  * Each account keeps its own client in this daemon (its rate gate, hourly budget and quota pause
  * carry over from one claim to the next); across daemons one request per account is in flight at
  * a time by the account's service lock. A spent quota parks the account until it comes back, in
- * the database, so no daemon tries it meanwhile.
+ * the database, so no daemon tries it meanwhile (a budget spent down to ACTION_RESERVE parks its
+ * pulls alone).
+ *
+ * Its periodic duties are modules of their own (duties/), started and stopped alike: claiming and
+ * the heartbeat are every daemon's; the fleet's maintenance (burying dead daemons and ending their
+ * sessions, the orphan sweep, the overdue pass, SYNC_CRON's all-due) is the leader's, one daemon
+ * elected in Postgres (fleet/elector.ts) whose lease another takes within a lease of its death.
+ * It says what it does as events (FleetEvents), which tests wait on instead of sleeping.
+ *
+ * What only this daemon cannot do is set aside here, not recorded: an account its settings cannot
+ * serve (credentials missing, a key its master secret does not open, an address pointing at
+ * another service than the account's rows come from) and one whose INVOICING_API_* credentials
+ * the service refused (`default`: the key is this process's). It claims them again a
+ * SYNC_INTERVAL later, and the other daemons serve them meanwhile.
  */
-import { setTimeout as sleep } from 'node:timers/promises';
+import { EventEmitter } from 'node:events';
 import PQueue from 'p-queue';
 import type { Logger } from 'pino';
 import { accountsAtOnce, minimumPoolSize, type App } from '../app.js';
 import type { InvoicingClient } from '../api/index.js';
 import { pullAccount } from '../accounts/pull.js';
-import { accountsWithIds, ensureDefaultAccount, type Account } from '../accounts/store.js';
-import { errorMessage } from '../errors.js';
+import { accountProblem } from '../accounts/serve.js';
+import { openSession, type AccountSession } from '../accounts/session.js';
+import { mismatchError, sameService } from '../accounts/service.js';
 import {
-  allDueNow,
-  buryDeadDaemons,
+  accountsWithIds,
+  ensureDefaultAccount,
+  hasStoredCredentials,
+  refusedLine,
+  type Account,
+} from '../accounts/store.js';
+import { ConfigError, errorMessage } from '../errors.js';
+import { listenFor } from '../db/channels.js';
+import type { Duty, PeriodicDuty } from '../fleet/duty.js';
+import { LeaderElector } from '../fleet/elector.js';
+import {
+  accountsWithWaitingJobs,
   claimDue,
-  heartbeat,
   park,
   registerDaemon,
   release,
   unregisterDaemon,
-  withRunnableJobs,
   type Claimed,
   type DaemonIdentity,
 } from '../fleet/leases.js';
-import { JobRunner } from '../jobs/index.js';
-import { createApiClient } from '../service-client.js';
+import { sessionRunner, type JobRunner } from '../jobs/index.js';
 import { packageVersion } from '../version.js';
+import { buryDuty } from './duties/bury.js';
+import { CLAIM_GIVE_UP_MS, claimDuty } from './duties/claim.js';
+import { cronDuty } from './duties/cron.js';
+import { beatEveryMs, heartbeatDuty } from './duties/heartbeat.js';
+import { orphanSweepDuty } from './duties/orphan-sweep.js';
+import { overdueDuty } from './duties/overdue.js';
 import type { DaemonMetrics } from './metrics.js';
 
-/** How often a daemon looks for due work when nothing woke it sooner. */
-const CLAIM_EVERY_MS = 1000;
-/** How long a claim may take before the daemon claims again beside it. */
-const CLAIM_GIVE_UP_MS = 10_000;
+/** What a daemon does, as it does it (for tests to wait on, and for anyone watching in-process). */
+export interface FleetEvents {
+  /** Started: registered, its duties running, listening for queued jobs. */
+  listening: [];
+  /** Claimed these accounts' work. */
+  claimed: [accountIds: number[]];
+  /** A pull of the account gave way (to a job, its budget's reserve, or the end of its slice). */
+  'gave way': [accountId: number, why: string];
+  /** Gave the account back (`next`: when its next pull is due; see release). */
+  released: [accountId: number, next: 'interval' | 'cron' | 'now' | null];
+  /** Lost the lease on the account to another daemon (and stopped working on it). */
+  abandoned: [accountId: number];
+  /** Took the lead of the fleet's maintenance. */
+  'leader taken': [];
+  /** No longer leads (`leader`: who does, if known). */
+  'leader lost': [leader: string | undefined];
+  /** Buried these dead daemons (as the leader). */
+  buried: [daemons: string[]];
+}
 
 interface Work {
   account: Account;
@@ -58,15 +100,24 @@ interface Work {
   pulling?: { jobWaiting: boolean };
 }
 
-export class FleetDaemon {
-  private readonly clients = new Map<number, InvoicingClient>();
+export class FleetDaemon extends EventEmitter<FleetEvents> {
+  /** Each account's session (its client), with the credentials (as in its row) it was made from. */
+  private readonly sessions = new Map<number, { session: AccountSession; from: string }>();
+  /** Accounts this daemon does not claim, each until a time (performance.now()). */
+  private readonly setAside = new Map<number, number>();
   private readonly working = new Map<number, Work>();
   private readonly queue: PQueue;
   /** Accounts worked on at once: ACCOUNT_CONCURRENCY, as far as DB_POOL_SIZE has room. */
   readonly concurrency: number;
-  private timers: NodeJS.Timeout[] = [];
   private unlisten: (() => Promise<void>) | undefined;
-  private claiming: Promise<void> | null = null;
+  /** The look for waiting jobs a notification asked for, and whether another was asked meanwhile. */
+  private looking: Promise<void> | null = null;
+  private lookAgain = false;
+  /** Whether this daemon leads the fleet's maintenance. */
+  readonly elector: LeaderElector;
+  private readonly claimer: PeriodicDuty;
+  /** Its duties, claiming first, the heartbeat last (started in this order, stopped in the reverse). */
+  private readonly duties: Duty[];
   /** When the database last failed a claim, until a claim succeeds again (see claim). */
   private outageAt: number | null = null;
   private stopping = false;
@@ -78,8 +129,71 @@ export class FleetDaemon {
     private readonly metrics: DaemonMetrics,
     private readonly log: Logger,
   ) {
+    super();
     this.concurrency = accountsAtOnce(app.config, 'daemon', app.config.fleet.accountConcurrency);
     this.queue = new PQueue({ concurrency: this.concurrency });
+    this.elector = new LeaderElector(app.database.db, identity.id, app.config.fleet.leaseSeconds);
+    this.claimer = claimDuty({
+      claim: () => this.claim(),
+      // Taken for a failure of the database under the claim (see afterOutage).
+      onStall: () => {
+        this.outageAt ??= performance.now() - CLAIM_GIVE_UP_MS;
+      },
+      log,
+      report: this.report,
+    });
+    this.duties = [this.claimer, ...this.otherDuties()];
+  }
+
+  private readonly report = (duty: string, outcome: string) => this.metrics.recordDuty(duty, outcome);
+
+  /** The heartbeat, and the leader's maintenance (run at once when this daemon takes the lead). */
+  private otherDuties(): Duty[] {
+    const { database, config } = this.app;
+    const { db } = database;
+    const { leaseSeconds } = config.fleet;
+    const [log, report, leads] = [this.log, this.report, () => this.elector.leads];
+    // As often as the heartbeat: a dead worker's job is recovered within a lease and a beat.
+    const everyMs = Math.max(1000, beatEveryMs(leaseSeconds));
+    const sweep = orphanSweepDuty({ database, everyMs, leads, onRecovered: () => this.claimSoon(), log, report });
+    const onBuried = (daemons: string[]) => {
+      this.emit('buried', daemons);
+      // Their sessions are ended, so their job locks are free: what they left running is recovered now.
+      void sweep.soon();
+    };
+    const bury = buryDuty({ db, leaseSeconds, everyMs, leads, onBuried, log, report });
+    const overdue = overdueDuty({ db, leads, log, report });
+    const held = () => [...this.working.keys()];
+    const abandon = (id: number) => this.abandon(id);
+    const beat = heartbeatDuty({
+      db,
+      identity: this.identity,
+      leaseSeconds,
+      held,
+      abandon,
+      elector: this.elector,
+      log,
+      report,
+    });
+    this.elector.on('elected', () => {
+      this.metrics.setLeader(true);
+      log.info({ daemon: this.identity.id }, "this daemon leads the fleet's maintenance");
+      this.emit('leader taken');
+      for (const duty of [bury, sweep, overdue]) void duty.soon();
+    });
+    this.elector.on('deposed', (leader) => {
+      this.metrics.setLeader(false);
+      log.info({ daemon: this.identity.id, leader }, "this daemon no longer leads the fleet's maintenance");
+      this.emit('leader lost', leader);
+    });
+    const { syncCron } = config;
+    const claimSoon = () => this.claimSoon();
+    // SYNC_CRON, when set, makes every account due at its ticks; else each is due an interval after its last pull.
+    const cron = syncCron
+      ? [cronDuty({ expression: syncCron, db, elector: this.elector, claimSoon, log, report })]
+      : [];
+    // The heartbeat last: its first beat, at start, may elect this daemon, which runs the others at once.
+    return [bury, sweep, overdue, ...cron, beat];
   }
 
   get id(): string {
@@ -88,7 +202,7 @@ export class FleetDaemon {
 
   /** The clients of the accounts served so far (their gates' stalls are the daemon's health). */
   get accountClients(): readonly InvoicingClient[] {
-    return [...this.clients.values()];
+    return [...this.sessions.values()].map((known) => known.session.client);
   }
 
   async start(): Promise<void> {
@@ -96,14 +210,10 @@ export class FleetDaemon {
     // A mirror with no account yet serves `default` (the INVOICING_API_* settings), as one account always did.
     await ensureDefaultAccount(db);
     await registerDaemon(db, this.identity, packageVersion());
-    const { leaseSeconds } = this.app.config.fleet;
-    this.timers.push(setInterval(() => void this.claimSoon(), CLAIM_EVERY_MS));
-    this.timers.push(setInterval(() => void this.beat(), (leaseSeconds * 1000) / 3));
+    for (const duty of this.duties) await duty.start();
     // A job queued anywhere: its account may be claimed at once, or its pull give way to it.
-    this.unlisten = await this.app.database.listen(`${this.app.config.schema}_jobs`, () => {
-      void this.claimSoon();
-      void this.noteWaitingJobs();
-    });
+    const look = () => this.lookForWaitingJobs();
+    this.unlisten = await listenFor(this.app.database, 'jobs', look, this.log, look);
     const { accountConcurrency } = this.app.config.fleet;
     if (this.concurrency < accountConcurrency)
       this.log.warn(
@@ -111,41 +221,28 @@ export class FleetDaemon {
         `DB_POOL_SIZE has room for ${this.concurrency} of ACCOUNT_CONCURRENCY's ${accountConcurrency} accounts at once; set DB_POOL_SIZE to ${minimumPoolSize('daemon', accountConcurrency)} for all`,
       );
     this.log.info({ daemon: this.identity.id, accountsAtOnce: this.concurrency }, 'fleet daemon started');
-    void this.claimSoon();
+    this.emit('listening');
   }
 
-  /** With SYNC_CRON: every account's pull is due now. */
-  async scheduleAll(): Promise<void> {
-    await allDueNow(this.app.database.db).catch((error: unknown) =>
-      this.log.error({ error: errorMessage(error) }, 'could not mark the accounts due'),
-    );
-    void this.claimSoon();
+  /** Claims now (or once more right after the claim under way). */
+  claimSoon(): void {
+    if (!this.stopping) void this.claimer.soon();
   }
 
-  private claimSoon(): Promise<void> {
-    if (this.stopping) return Promise.resolve();
-    // A claim that never settles (a connection lost under a waiting query: porsager/postgres#1195)
-    // must not stop the daemon from claiming: after a while the next tick claims again.
-    if (this.claiming) return this.claiming;
-    let settled = false;
-    const claim = this.claim().finally(() => {
-      settled = true;
-    });
-    const gaveUp = sleep(CLAIM_GIVE_UP_MS, undefined, { ref: false }).then(() => {
-      if (!settled) this.outageAt ??= performance.now() - CLAIM_GIVE_UP_MS;
-    });
-    this.claiming = Promise.race([claim, gaveUp]).finally(() => {
-      this.claiming = null;
-    });
-    return this.claiming;
-  }
-
+  /** Claims what is due, as far as this daemon has room (the claim duty's turn). */
   private async claim(): Promise<void> {
     const { db } = this.app.database;
     const { leaseSeconds } = this.app.config.fleet;
     try {
       const free = this.concurrency - this.working.size;
-      const claimed = await claimDue(db, this.identity.id, free, leaseSeconds, [...this.working.keys()]);
+      const claimed = await claimDue(
+        db,
+        this.identity.id,
+        free,
+        leaseSeconds,
+        [...this.working.keys()],
+        this.asideNow(),
+      );
       if (this.outageAt !== null) this.afterOutage(this.outageAt);
       if (claimed.length === 0) return;
       const accounts = await accountsWithIds(
@@ -156,6 +253,10 @@ export class FleetDaemon {
         const account = accounts.find((a) => a.id === item.accountId);
         if (account) this.begin(account, item);
       }
+      this.emit(
+        'claimed',
+        claimed.map((item) => item.accountId),
+      );
     } catch (error) {
       this.outageAt ??= performance.now();
       this.log.error({ error: errorMessage(error) }, 'could not claim work; trying again');
@@ -185,30 +286,41 @@ export class FleetDaemon {
   private begin(account: Account, claimed: Claimed): void {
     const work: Work = { account, began: performance.now(), stop: new AbortController() };
     this.working.set(account.id, work);
+    // A pull done frees its slot for the next due account now, not at the next claim tick (with
+    // ticks alone a slot pulls at most once a second). Jobs alone, a pull not run, or a failure
+    // wait for the tick: an account whose work cannot start would otherwise be claimed in a loop.
+    let pulled = false;
     void this.queue
-      .add(() => this.serve(work, claimed))
+      .add(async () => {
+        pulled = await this.serve(work, claimed);
+      })
       .catch((error: unknown) =>
         this.log.error({ account: account.name, error: errorMessage(error) }, 'work on the account failed'),
       )
       .finally(() => {
         if (this.working.get(account.id) === work) this.working.delete(account.id);
+        if (pulled) this.claimSoon();
       });
   }
 
-  /** Jobs first, then the pull if it is due; then the account is given back. */
-  private async serve(work: Work, claimed: Claimed): Promise<void> {
+  /** Jobs first, then the pull if it is due; then the account is given back. Whether it pulled. */
+  private async serve(work: Work, claimed: Claimed): Promise<boolean> {
     const { account } = work;
     const log = this.log.child({ account: account.name });
-    const client = this.clientOf(account, log);
-    // Without a client (a key the master secret cannot open) it is tried again an interval later,
-    // not at every claim.
-    if (!client)
-      return release(this.app.database.db, this.identity.id, account.id, 'interval', this.app.config.syncInterval);
+    const session = this.sessionOf(account, log);
+    // Without a session it is set aside: tried again an interval later, not at every claim.
+    if (!session) {
+      await release(this.app.database.db, this.identity.id, account.id, 'interval', this.app.config.syncInterval);
+      return false;
+    }
     const { database, config } = this.app;
-    work.runner = new JobRunner({ database, account, client, config, logger: log });
+    const { client } = session;
+    work.runner = sessionRunner(session, config);
     work.runner.on('finished', (job) => this.metrics.recordJob(account.name, job));
     const ran = await work.runner.runUntilEmpty();
+    if (ran.refused !== undefined && !hasStoredCredentials(account)) this.putAside(account, refusedLine(account), log);
     let next: 'interval' | 'cron' | 'now' | null = null;
+    let pulledForMs = 0;
     if (claimed.pullDue && !work.stop.signal.aborted && ran.refused === undefined) {
       const began = performance.now();
       const { pullSlice: slice, actionReserve: reserve } = this.app.config.fleet;
@@ -230,83 +342,127 @@ export class FleetDaemon {
         atOnce: this.concurrency,
       });
       work.pulling = undefined;
-      this.metrics.recordSync(account.name, 'sync', performance.now() - began, outcome);
+      pulledForMs = performance.now() - began;
+      this.metrics.recordSync(account.name, 'sync', pulledForMs, outcome);
+      if (outcome.refused && !hasStoredCredentials(account)) this.putAside(account, refusedLine(account), log);
       // Given way to a job or to the others: its turn again at once (behind those waiting). Given
       // way to keep the budget for actions: an interval later, as after a pull.
       next = outcome.gaveWay && !budgetLow ? 'now' : this.app.config.syncCron ? 'cron' : 'interval';
+      if (outcome.gaveWay) this.emit('gave way', account.id, outcome.gaveWay);
       await this.parkIfSpent(account, client);
     }
-    if (!work.stop.signal.aborted) await release(database.db, this.identity.id, account.id, next, config.syncInterval);
+    if (work.stop.signal.aborted) return false;
+    await release(database.db, this.identity.id, account.id, next, config.syncInterval, pulledForMs);
+    this.emit('released', account.id, next);
+    // `next` is set once a pull ran (a pull due but not run, after a refused key, gives it none).
+    return next !== null;
   }
 
-  /** A job was queued: the pulls of its account (if this daemon pulls it) give way to it. */
-  private async noteWaitingJobs(): Promise<void> {
-    const pulling = [...this.working.values()].filter((work) => work.pulling && !work.pulling.jobWaiting);
-    if (pulling.length === 0) return;
+  /**
+   * A job was queued (a notification says no more, and may be forged): one query for the accounts
+   * with a job waiting. One this daemon pulls gives way to it; one nobody holds is claimed now.
+   * Notifications that come while it runs are answered by one more look.
+   */
+  private lookForWaitingJobs(): void {
+    if (this.stopping) return;
+    if (this.looking) {
+      this.lookAgain = true;
+      return;
+    }
+    this.looking = this.lookOnce().finally(() => {
+      this.looking = null;
+      if (this.lookAgain) {
+        this.lookAgain = false;
+        this.lookForWaitingJobs();
+      }
+    });
+  }
+
+  private async lookOnce(): Promise<void> {
     try {
-      const waiting = new Set(
-        await withRunnableJobs(
-          this.app.database.db,
-          pulling.map((work) => work.account.id),
-        ),
-      );
-      for (const work of pulling) if (work.pulling && waiting.has(work.account.id)) work.pulling.jobWaiting = true;
+      const waiting = await accountsWithWaitingJobs(this.app.database.db, this.identity.id);
+      let unclaimed = false;
+      for (const { accountId, heldHere } of waiting) {
+        const work = heldHere ? this.working.get(accountId) : undefined;
+        if (!work) unclaimed = true;
+        else if (work.pulling) work.pulling.jobWaiting = true;
+      }
+      if (unclaimed) this.claimSoon();
     } catch (error) {
-      this.log.warn({ error: errorMessage(error) }, 'could not look for waiting jobs; the pulls go on');
+      this.log.warn({ error: errorMessage(error) }, 'could not look for waiting jobs; the next claim will');
     }
   }
 
-  /** The account's quota is spent: parked in the database until the client's pause ends. */
+  /**
+   * After a pull: the account's quota is spent (403), or its budget down to what is kept for
+   * actions: parked in the database until it comes back (all its work, or only its pulls), so
+   * that no daemon pulls it meanwhile. One warning, where each pull would have failed or given way.
+   */
   private async parkIfSpent(account: Account, client: InvoicingClient): Promise<void> {
-    const until = client.pausedUntil;
-    if (!until) return;
+    const wait = client.pullsWait(this.app.config.fleet.actionReserve);
+    if (!wait) return;
+    const { until, all, why } = wait;
     const ms = Math.max(1000, until.getTime() - Date.now());
-    await park(
-      this.app.database.db,
-      account.id,
-      ms,
-      `its hourly quota was spent (403); parked until ${until.toISOString()}`,
+    const reason = all
+      ? `${why}; parked until ${until.toISOString()}`
+      : `${why}; its pulls are parked until ${until.toISOString()} (its jobs go on)`;
+    await park(this.app.database.db, account.id, ms, reason, !all);
+    this.log.warn(
+      { account: account.name, until, why },
+      all
+        ? 'quota spent: the account is parked until it comes back'
+        : "budget spent: the account's pulls are parked until it comes back (its jobs go on)",
     );
-    this.log.warn({ account: account.name, until }, 'quota spent: the account is parked until it comes back');
   }
 
-  private clientOf(account: Account, log: Logger): InvoicingClient | undefined {
-    const known = this.clients.get(account.id);
-    if (known) return known;
+  /**
+   * The account's session (its client), made again when its credentials changed (`accounts add`
+   * gave it new ones); undefined, with the account set aside, when this daemon cannot serve it:
+   * its credentials cannot be had, or its address is another service than its rows come from.
+   */
+  private sessionOf(account: Account, log: Logger): AccountSession | undefined {
+    const from = JSON.stringify([account.api_url, account.api_user, account.api_key]);
+    const known = this.sessions.get(account.id);
+    if (known?.from === from) return this.servesHere(account, known.session.client, log) ? known.session : undefined;
+    if (known) void known.session.client.close();
+    this.sessions.delete(account.id);
     try {
-      const client = createApiClient(this.app, account, {
+      const session = openSession(this.app, account, {
         onAttempt: this.metrics.countAttempts(account.name),
-        logger: log,
+        logger: this.log,
       });
-      this.metrics.watch(account.name, client);
-      this.clients.set(account.id, client);
-      return client;
+      this.metrics.watch(account.name, session.client);
+      this.sessions.set(account.id, { session, from });
+      return this.servesHere(account, session.client, log) ? session : undefined;
     } catch (error) {
       // A key the master secret cannot open, missing settings: this account waits, the others go on.
-      log.error({ error: errorMessage(error) }, 'cannot serve the account');
+      if (!(error instanceof ConfigError)) throw error;
+      this.putAside(account, accountProblem(account, error).message, log);
       return undefined;
     }
   }
 
-  /** Renews the leases held; gives up the accounts taken over; finds the dead daemons. */
-  private async beat(): Promise<void> {
-    const { db } = this.app.database;
-    const { leaseSeconds } = this.app.config.fleet;
-    try {
-      const { lost, declaredDead } = await heartbeat(db, this.identity.id, [...this.working.keys()], leaseSeconds);
-      for (const id of declaredDead ? [...this.working.keys()] : lost) this.abandon(id);
-      if (declaredDead) {
-        // Found dead while it could not beat (stopped, or cut off): its sessions were ended and its
-        // work given to others; it starts again with nothing held.
-        this.log.warn({ daemon: this.identity.id }, 'this daemon was found dead by the fleet; starting again');
-        await registerDaemon(db, this.identity, packageVersion());
-      }
-      const buried = await buryDeadDaemons(db, leaseSeconds);
-      if (buried.length > 0)
-        this.log.warn({ daemons: buried }, 'daemons without a heartbeat: their accounts go to the others');
-    } catch (error) {
-      this.log.error({ error: errorMessage(error) }, 'heartbeat failed; trying again');
-    }
+  /** Whether the account's rows come from the service the client calls (else it is set aside). */
+  private servesHere(account: Account, client: InvoicingClient, log: Logger): boolean {
+    if (sameService(account.service_url, client.baseUrl)) return true;
+    this.putAside(account, mismatchError(account, account.service_url!, client.baseUrl).message, log);
+    return false;
+  }
+
+  /** This daemon leaves the account to the others for an interval (one line, not one per claim). */
+  private putAside(account: Account, why: string, log: Logger): void {
+    this.setAside.set(account.id, performance.now() + this.app.config.syncInterval);
+    log.error(
+      { error: why, retryInMs: this.app.config.syncInterval },
+      'this daemon cannot serve the account; it leaves it to the others and tries again later',
+    );
+  }
+
+  /** The accounts set aside now (those whose time is up are forgotten). */
+  private asideNow(): number[] {
+    const now = performance.now();
+    for (const [id, until] of this.setAside) if (until <= now) this.setAside.delete(id);
+    return [...this.setAside.keys()];
   }
 
   /** Another daemon holds the account now: stop working on it (the page and job in flight end). */
@@ -319,20 +475,23 @@ export class FleetDaemon {
     );
     work.stop.abort('lease lost');
     void work.runner?.stop();
+    this.emit('abandoned', accountId);
   }
 
   /** Stops claiming, lets the work in flight finish its page and job, gives every account back. */
   async stop(): Promise<void> {
     this.stopping = true;
-    for (const timer of this.timers) clearInterval(timer);
-    this.timers = [];
+    for (const duty of [...this.duties].reverse()) await duty.stop();
+    // The next daemon to ask leads at once, not a lease later.
+    await this.elector.resign().catch(() => undefined);
     await this.unlisten?.().catch(() => undefined);
+    await this.looking;
     for (const work of this.working.values()) {
       work.stop.abort('the daemon stops');
       void work.runner?.stop();
     }
     await this.queue.onIdle();
     await unregisterDaemon(this.app.database.db, this.identity.id).catch(() => undefined);
-    await Promise.all([...this.clients.values()].map((client) => client.close()));
+    await Promise.all([...this.sessions.values()].map((known) => known.session.client.close()));
   }
 }

@@ -1,12 +1,21 @@
 /**
- * `/healthz` and `/metrics` on a small HTTP server (loopback by default).
+ * `/livez`, `/healthz`, `/readyz` and `/metrics` on a small HTTP server (loopback by default).
  *
- * Healthy means: the database answers, no account's key was refused by the service, each served
- * account's last scheduled pull neither failed nor is older than three schedule periods (a daemon
- * that just started gets that long to do its first), and neither the API gate nor the job runner
- * is stalled. Every account is read (scope 'all'); the problems name their account when the
- * mirror holds several. Ages come from the database's clock, the
- * daemon's own uptime from the monotonic clock: a stepped wall clock moves neither.
+ * `/healthz` is liveness: whether this process works. It fails (503) only when the process is
+ * stuck (an API gate holds an account's one slot far longer than its step should take), which a
+ * restart mends. Nothing about one account fails it (a liveness probe would restart the daemon of
+ * every account for it), nor the database (a restart would not mend it; the daemon reconnects,
+ * and brings an embedded server back, by itself). Its body is the detailed report: the database,
+ * the last pull, the queue, each account's trouble (`accountProblems`) and the warnings.
+ *
+ * `/readyz` is readiness: whether the daemon does its work. It fails while the database does not
+ * answer, the process is stuck, or no served account's mirror is fresh (none has a pull that
+ * succeeded within three schedule periods; a daemon that just started gets that long). One
+ * account's trouble is in its body (`accountProblems`) and in /metrics, not in its status code.
+ *
+ * Every account is read (scope 'all'); lines name their account when the mirror holds several.
+ * Ages come from the database's clock, the daemon's own uptime from the monotonic clock: a
+ * stepped wall clock moves neither.
  */
 import { createServer, type RequestListener, type Server } from 'node:http';
 import type { Kysely } from 'kysely';
@@ -26,8 +35,16 @@ import type { DaemonMetrics } from './metrics.js';
 import { listen } from '../console/index.js';
 
 export interface HealthReport {
+  /** Liveness: `unhealthy` only while the process is stuck (see the module comment). */
   status: 'ok' | 'unhealthy';
+  /** Why the process is stuck (a stalled gate); empty while it works. */
   problems: string[];
+  /**
+   * Each account's trouble, naming the account when the mirror holds several: a key the service
+   * refused, a pull that failed or is stale, no pull yet, a mirror gone stale. It fails no probe
+   * by itself (see /readyz).
+   */
+  accountProblems: string[];
   /** What a person should look at, though the mirror works: held deletes, values not stored as sent, … with their remedies. */
   warnings: string[];
   /** Held deletes per entity, summed over the accounts (`attention` has them per account). */
@@ -61,13 +78,13 @@ async function withinDeadline<T>(reading: Promise<T>): Promise<T> {
 
 type DatabaseState = Pick<
   HealthReport,
-  'lastSync' | 'queue' | 'heldDeletes' | 'rejectedValues' | 'warnings' | 'problems' | 'attention'
+  'lastSync' | 'queue' | 'heldDeletes' | 'rejectedValues' | 'warnings' | 'accountProblems' | 'attention'
 >;
 
 /**
- * The attention list of every account rendered as health: its health problems, its warnings (each
- * naming its account when the mirror holds several), and the counts in the report, summed over
- * the accounts (the attention list has them per account).
+ * The attention list of every account rendered as health: the accounts' trouble, the warnings
+ * (each naming its account when the mirror holds several), and the counts in the report, summed
+ * over the accounts (the attention list has them per account).
  */
 async function readDatabaseState(db: Kysely<Database>, attention: AttentionOptions): Promise<DatabaseState> {
   const [lastSync, queue, items] = await Promise.all([
@@ -83,7 +100,7 @@ async function readDatabaseState(db: Kysely<Database>, attention: AttentionOptio
     queue,
     heldDeletes,
     rejectedValues: of('rejected_values').reduce((sum, item) => sum + item.count, 0),
-    problems: items.filter((item) => item.fails === 'health').map((item) => item.text),
+    accountProblems: items.filter((item) => item.fails !== null).map((item) => item.text),
     warnings: items.filter((item) => item.fails === null).map(attentionLine),
     attention: items,
   };
@@ -113,10 +130,12 @@ export function stallProblems(gate: GateStall | null): string[] {
   return problems;
 }
 
+/** Liveness, with the detailed report (see the module comment). */
 export async function checkHealth(db: Kysely<Database>, options: HealthOptions): Promise<HealthReport> {
   const report: HealthReport = {
     status: 'ok',
     problems: [],
+    accountProblems: [],
     warnings: [],
     heldDeletes: {},
     rejectedValues: 0,
@@ -129,11 +148,11 @@ export async function checkHealth(db: Kysely<Database>, options: HealthOptions):
   try {
     state = await withinDeadline(readDatabaseState(db, attentionOptions(options)));
   } catch (error) {
+    // Readiness says so (503); the process itself works, and reconnects by itself.
     report.database = `error: ${errorMessage(error)}`;
-    report.problems.push('the database does not answer');
   }
+  if (state) Object.assign(report, state);
   report.problems.push(...(options.stalls?.() ?? []));
-  if (state) Object.assign(report, { ...state, problems: [...report.problems, ...state.problems] });
   if (report.problems.length > 0) report.status = 'unhealthy';
   return report;
 }
@@ -146,27 +165,56 @@ export interface Readiness {
 }
 
 /**
- * Ready unless the database does not answer, the mirror is stale (its last successful pull is
- * older than three schedule periods; one failed sync is not enough; a daemon that just started
- * gets three periods for its first), or the gate or the job runner is stalled.
+ * Ready unless the database does not answer, the process is stuck (a stalled gate), or the mirror
+ * is stale as a whole: every served account's last successful pull is older than three schedule
+ * periods (one failed sync is not enough; a daemon, or an account, that just started gets three
+ * periods for its first). An account stale beside fresh ones is the account's trouble
+ * (`accountProblems` in the body), not the daemon's.
  */
 export async function checkReadiness(
   db: Kysely<Database>,
   options: Pick<HealthOptions, 'periodMs' | 'startedAt' | 'stalls'>,
 ): Promise<Readiness> {
+  return (await assessReadiness(db, options)).readiness;
+}
+
+/** Readiness, and each account's trouble for the body of /readyz. */
+async function assessReadiness(
+  db: Kysely<Database>,
+  options: Pick<HealthOptions, 'periodMs' | 'startedAt' | 'stalls'>,
+): Promise<{ readiness: Readiness; accountProblems: string[] }> {
   const readiness: Readiness = { ready: true, problems: [], lastSuccessAt: null };
+  let accountProblems: string[] = [];
   try {
-    const [last, items] = await withinDeadline(
-      Promise.all([lastSucceededPull(db, 'all'), needsAttention(db, 'all', attentionOptions(options))]),
+    const [last, items, served] = await withinDeadline(
+      Promise.all([
+        lastSucceededPull(db, 'all'),
+        needsAttention(db, 'all', attentionOptions(options)),
+        countServedAccounts(db),
+      ]),
     );
     readiness.lastSuccessAt = last?.at.toISOString() ?? null;
-    readiness.problems.push(...items.filter((item) => item.fails === 'readiness').map((item) => item.text));
+    accountProblems = items.filter((item) => item.fails !== null).map((item) => item.text);
+    const stale = items.filter((item) => item.fails === 'readiness');
+    // A mirror with no account yet is judged as one (its item names none).
+    if (stale.length > 0 && new Set(stale.map((item) => item.account)).size >= Math.max(1, served))
+      readiness.problems.push(...stale.map((item) => item.text));
   } catch (error) {
     readiness.problems.push(`the database does not answer: ${errorMessage(error)}`);
   }
   readiness.problems.push(...(options.stalls?.() ?? []));
   readiness.ready = readiness.problems.length === 0;
-  return readiness;
+  return { readiness, accountProblems };
+}
+
+/** The accounts the daemon serves (active ones). */
+async function countServedAccounts(db: Kysely<Database>): Promise<number> {
+  const row = await db
+    .selectFrom('accounts')
+    .select((eb) => eb.fn.countAll<string>().as('n'))
+    .where('state', '=', 'active')
+    .executeTakeFirst();
+  return Number(row?.n ?? 0);
 }
 
 const OWN_PATHS = new Set(['/healthz', '/livez', '/readyz', '/metrics']);
@@ -197,11 +245,11 @@ export function startHealthServer(
       // Alive while the process answers at all: a restart would not mend a stale mirror.
       if (path === '/livez') return { status: 200, type: 'application/json', body: '{"status":"ok"}\n' };
       if (path === '/readyz') {
-        const readiness = await checkReadiness(options.db, options);
+        const { readiness, accountProblems } = await assessReadiness(options.db, options);
         return {
           status: readiness.ready ? 200 : 503,
           type: 'application/json',
-          body: `${JSON.stringify(readiness)}\n`,
+          body: `${JSON.stringify({ ...readiness, accountProblems })}\n`,
         };
       }
       if (path === '/metrics')

@@ -72,6 +72,17 @@ export class DaemonMetrics {
     labelNames: ['account', 'kind', 'status'],
     registers: [this.registry],
   });
+  private readonly dutyRuns = new Counter({
+    name: 'invoice_mirror_duty_runs_total',
+    help: "Turns of this daemon's periodic duties (claim, heartbeat, bury, orphan-sweep, overdue, cron), by duty and outcome: ran, failed, or skipped (a maintenance duty while another daemon leads).",
+    labelNames: ['duty', 'outcome'],
+    registers: [this.registry],
+  });
+  private readonly leader = new Gauge({
+    name: 'invoice_mirror_fleet_leader',
+    help: "1 while this daemon leads the fleet (runs its maintenance: burying dead daemons, the orphan sweep, the overdue pass, SYNC_CRON's all-due), else 0; the fleet's sum is 1 but for a lease after a leader dies.",
+    registers: [this.registry],
+  });
   private readonly jobDuration = new Histogram({
     name: 'invoice_mirror_job_duration_seconds',
     help: 'Time one job attempt took, by account and kind.',
@@ -97,7 +108,9 @@ export class DaemonMetrics {
       labelNames: ['version', 'node_version'],
       registers: [this.registry],
     }).set({ version, node_version: process.version }, 1);
-    this.databaseGauges();
+    this.leader.set(0);
+    this.accountGauges();
+    this.fleetGauges();
   }
 
   /**
@@ -105,7 +118,7 @@ export class DaemonMetrics {
    * (reset, nothing set) is absent, never 0: prom-client's reset() would leave an unlabelled gauge
    * at 0, which for the rate limit reads as "quota spent" (an alert's trigger).
    */
-  private databaseGauges(): void {
+  private accountGauges(): void {
     const metrics = this;
     new Gauge({
       name: 'invoice_mirror_rate_limit_remaining',
@@ -154,20 +167,6 @@ export class DaemonMetrics {
       },
     });
     new Gauge({
-      name: 'invoice_mirror_fleet',
-      help: 'The fleet sharing this database, one series each (no label per account, however many there are): daemons alive, accounts being worked on, active accounts overdue (due, not worked on), accounts parked (quota spent).',
-      labelNames: ['what'],
-      registers: [this.registry],
-      async collect() {
-        const fleet = await fleetStatus(metrics.db, 'all', metrics.leaseSeconds);
-        this.set({ what: 'daemons_alive' }, fleet.daemonsAlive);
-        this.set({ what: 'accounts_working' }, fleet.leasesHeld);
-        this.set({ what: 'accounts_overdue' }, fleet.overdue);
-        this.set({ what: 'accounts_parked' }, fleet.parked.length);
-        this.set({ what: 'accounts_never_complete' }, fleet.neverComplete);
-      },
-    });
-    new Gauge({
       name: 'invoice_mirror_last_sync_success_timestamp_seconds',
       help: "When the account's last sync or backfill that succeeded (complete and exact) finished, any process (absent: never).",
       labelNames: ['account'],
@@ -179,6 +178,25 @@ export class DaemonMetrics {
           const at = await lastSucceededPullAt(metrics.db, oneAccount(id));
           if (at) this.set({ account: name }, at.getTime() / 1000);
         }
+      },
+    });
+  }
+
+  /** The fleet as the database holds it, read at scrape time (one series each, whatever the number of accounts). */
+  private fleetGauges(): void {
+    const metrics = this;
+    new Gauge({
+      name: 'invoice_mirror_fleet',
+      help: 'The fleet sharing this database, one series each (no label per account, however many there are): daemons alive, accounts being worked on, active accounts overdue (due, not worked on), accounts parked (quota spent).',
+      labelNames: ['what'],
+      registers: [this.registry],
+      async collect() {
+        const fleet = await fleetStatus(metrics.db, 'all', metrics.leaseSeconds);
+        this.set({ what: 'daemons_alive' }, fleet.daemonsAlive);
+        this.set({ what: 'accounts_working' }, fleet.leasesHeld);
+        this.set({ what: 'accounts_overdue' }, fleet.overdue);
+        this.set({ what: 'accounts_parked' }, fleet.parked.length);
+        this.set({ what: 'accounts_never_complete' }, fleet.neverComplete);
       },
     });
     new Histogram({
@@ -248,6 +266,16 @@ export class DaemonMetrics {
   recordJob(account: string, job: JobFinished): void {
     this.jobAttempts.inc({ account: this.label(account), kind: job.kind, status: job.status });
     this.jobDuration.observe({ account: this.label(account), kind: job.kind }, job.durationMs / 1000);
+  }
+
+  /** One turn of a periodic duty (fleet/duty.ts). */
+  recordDuty(duty: string, outcome: string): void {
+    this.dutyRuns.inc({ duty, outcome });
+  }
+
+  /** Whether this daemon leads the fleet now. */
+  setLeader(leads: boolean): void {
+    this.leader.set(leads ? 1 : 0);
   }
 
   render(): Promise<string> {

@@ -10,7 +10,7 @@
  * it would act on every account.
  */
 import { sql, type Kysely } from 'kysely';
-import { stateLine } from '../accounts/store.js';
+import { stateLine } from './account-state.js';
 import { heldDeletes, heldDeletesAdvice } from './held-deletes.js';
 import { countRejectedValues } from './rejected-values.js';
 import { lastFinishedPull, lastSucceededPull, rateLimitSpentAt } from './runs.js';
@@ -29,12 +29,19 @@ export type AttentionKind =
   | 'interrupted_jobs'
   | 'rate_limit_spent'
   | 'account_refused'
-  | 'account_paused';
+  | 'account_paused'
+  | 'unmapped_countries';
 
 export interface AttentionItem {
   kind: AttentionKind;
-  /** What it fails: the daemon's health (`/healthz` 503), its readiness (`/readyz` 503), or neither (a warning). */
-  fails: 'health' | 'readiness' | null;
+  /**
+   * What it fails: the account's work (`account`: a refused key, a failed or stale pull), its
+   * mirror's freshness (`readiness`: no pull succeeded in three periods; the daemon's `/readyz`
+   * fails once every served account's is stale), or nothing (null: a warning). Both are the
+   * account's trouble, listed in `/healthz` and `/readyz` as `accountProblems` and counted in
+   * `/metrics`: no account's trouble fails the daemon's liveness (`/healthz`).
+   */
+  fails: 'account' | 'readiness' | null;
   /** The name of the account it concerns; null in a mirror with no account yet. */
   account: string | null;
   /** The entity it concerns, if one. */
@@ -123,6 +130,7 @@ async function accountItems(db: Kysely<Database>, account: Judged, options: Atte
     rejectedItems(db, account),
     jobItems(db, account),
     served ? rateLimitItems(db, account) : [],
+    countryItems(db, account),
   ]);
   return [...stateItems(account), ...groups.flat()];
 }
@@ -143,7 +151,7 @@ function item(
 }
 
 /**
- * A refused key stops the account's pulls and jobs as a failed pull did before accounts (health);
+ * A refused key stops the account's pulls and jobs, as a failed pull does (the account's work fails);
  * a pause is a person's choice (a warning). The state line says why and what to do.
  */
 function stateItems(account: Judged): AttentionItem[] {
@@ -153,7 +161,7 @@ function stateItems(account: Judged): AttentionItem[] {
   return [
     {
       kind: refused ? 'account_refused' : 'account_paused',
-      fails: refused ? 'health' : null,
+      fails: refused ? 'account' : null,
       account: account.name,
       entity: null,
       count: 1,
@@ -166,7 +174,7 @@ function stateItems(account: Judged): AttentionItem[] {
 const checkTheDaemon = (account: Judged): string =>
   `check that the daemon runs and reaches the service (its log says why not), or run 'invoice-mirror sync${account.flag}'`;
 
-/** The last pull failed or is stale (/healthz); the last success is stale (/readyz). */
+/** The last pull failed or is stale (the account's work fails); the last success is stale (its mirror is). */
 async function pullItems(db: Kysely<Database>, account: Judged, options: AttentionOptions): Promise<AttentionItem[]> {
   const items: AttentionItem[] = [];
   const [last, success] = await Promise.all([
@@ -177,7 +185,7 @@ async function pullItems(db: Kysely<Database>, account: Judged, options: Attenti
     items.push(
       item(account, {
         kind: 'failed_pull',
-        fails: 'health',
+        fails: 'account',
         text: `the last sync (run ${last.id}) failed`,
         remedy: `its error is in 'invoice-mirror status${account.flag}'; the next sync tries again`,
       }),
@@ -194,13 +202,13 @@ async function pullItems(db: Kysely<Database>, account: Judged, options: Attenti
     items.push(
       item(account, {
         kind: 'stale_pull',
-        fails: 'health',
+        fails: 'account',
         text: `the last sync finished ${last.ageSeconds} s ago (more than three schedule periods)`,
         remedy,
       }),
     );
   if (!last && upLongEnough)
-    items.push(item(account, { kind: 'no_pull', fails: 'health', text: 'no sync has finished yet', remedy }));
+    items.push(item(account, { kind: 'no_pull', fails: 'account', text: 'no sync has finished yet', remedy }));
   if (success && success.ageSeconds > staleAfterSeconds)
     items.push(
       item(account, {
@@ -228,7 +236,7 @@ async function heldItems(db: Kysely<Database>, account: Judged): Promise<Attenti
     item(account, {
       kind: 'held_deletes',
       fails: null,
-      text: `${held.held} deletes of ${held.entity} held (too many at once)`,
+      text: `${held.held} held deletes of ${held.entity} (too many missing from the service at once)`,
       remedy: heldDeletesAdvice(held.entity, name),
       count: held.held,
       entity: held.entity,
@@ -273,6 +281,33 @@ async function rateLimitItems(db: Kysely<Database>, account: Judged): Promise<At
       fails: null,
       text: `the service's hourly rate limit was spent (no request left at ${spentAt.toISOString()})`,
       remedy: 'wait for the next hour: syncs and jobs go on by themselves then',
+    }),
+  ];
+}
+
+/**
+ * Country names with no ISO code (countries.iso2) that a live client or sent invoice uses: the VAT
+ * views cannot tell such a buyer in the EU from one outside it. Names nobody uses (the real list
+ * holds a few: Congo twice, Joegoslavië) are not a problem.
+ */
+async function countryItems(db: Kysely<Database>, account: Judged): Promise<AttentionItem[]> {
+  if (account.scope === 'all') return [];
+  const id = account.scope.ids[0]!;
+  const { rows } = await sql<{ id: number; name: string | null }>`
+    select c.id, c.name from countries c
+     where c.account_id = ${id} and c.deleted_at is null and c.iso2 is null
+       and (exists (select from clients k where k.account_id = c.account_id and k.country = c.id and k.deleted_at is null)
+            or exists (select from invoices i where i.account_id = c.account_id and i.country = c.id and i.deleted_at is null))
+     order by c.id`.execute(db);
+  if (rows.length === 0) return [];
+  const names = rows.map((row) => `${row.name ?? '(no name)'} (${row.id})`).join(', ');
+  return [
+    item(account, {
+      kind: 'unmapped_countries',
+      fails: null,
+      text: `${rows.length} country name(s) used by clients or invoices map to no ISO code: ${names}`,
+      remedy: `their invoices at 0 % or with VAT shifted are in vat_problems (unmapped_country); give those clients another country in the service`,
+      count: rows.length,
     }),
   ];
 }

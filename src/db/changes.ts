@@ -49,7 +49,11 @@ export async function changeFeed(
   return rows.map((row) => ({ ...row, account_id: Number(row.account_id) }));
 }
 
-/** One record's last 200 versions, newest first; a record's id is unique only within its account. */
+/**
+ * One record's last 200 versions, newest first; a record's id is unique only within its account.
+ * A fill's insert, stored without `after`, comes with the record as inserted (change_after, see
+ * change-after.ts).
+ */
 export async function recordHistory(
   db: Kysely<Database>,
   accountId: number,
@@ -57,7 +61,8 @@ export async function recordHistory(
   id: string,
 ): Promise<VersionRow[]> {
   const { rows } = await sql<VersionRow>`
-    select id, account_id, sync_run_id, entity, entity_id, op, changed_fields, detected_at, before, after from changes
+    select id, account_id, sync_run_id, entity, entity_id, op, changed_fields, detected_at, before,
+           change_after(account_id, entity, entity_id, op, id, after) as after from changes
      where account_id = ${accountId} and entity = ${entity} and entity_id = ${id}
      order by id desc limit 200`.execute(db);
   return rows.map((row) => ({ ...row, account_id: Number(row.account_id) }));

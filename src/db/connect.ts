@@ -1,6 +1,7 @@
 /**
  * Opens the database through postgres.js: the server DATABASE_URL names, otherwise the embedded
- * PostgreSQL server of EMBEDDED_DB_DIR (see `embedded-server.ts`), started when it is not running.
+ * PostgreSQL server of EMBEDDED_DB_DIR, held through its keeper for as long as the handle is open
+ * (see `embedded-server.ts`; the keeper starts it when it is not running).
  * Either way every query runs with `search_path` set to the mirror schema, so SQL names tables
  * without a schema prefix.
  *
@@ -11,16 +12,10 @@ import { Kysely, sql } from 'kysely';
 import { PostgresJSDialect } from 'kysely-postgres-js';
 import postgres from 'postgres';
 import { RunError, errorMessage } from '../errors.js';
-import { scrub } from '../log.js';
-import {
-  attachEmbeddedServer,
-  isServerAway,
-  type EmbeddedServer,
-  type KeepUpEvents,
-  type ServerConnection,
-} from './embedded-server.js';
+import { registerSecret, scrub } from '../log.js';
+import { attachEmbeddedServer, type EmbeddedServer, type ServerConnection } from './embedded-server.js';
 import { listenResiliently } from './listener.js';
-import { EVENTS_ON_BACKFILL_SETTING } from '../events/triggers.js';
+import { EVENTS_ON_BACKFILL_SETTING } from './event-triggers.js';
 import { checkIsPostgres } from './probe.js';
 import type { Database } from './schema.js';
 
@@ -36,9 +31,11 @@ export interface DatabaseOptions {
   poolSize?: number;
   /** Create the embedded database when there is none (commands that migrate); default true. */
   create?: boolean;
+  /** EMBEDDED_DB_IDLE_STOP: how long the embedded server runs on after the last command (its keeper's setting). */
+  embeddedIdleStopMs?: number;
   /** Every transaction of every session is read-only (the `sql` command). */
   readOnly?: boolean;
-  /** EVENTS_ON_BACKFILL: a pull that fills an empty mirror writes events too (src/events/triggers.ts). */
+  /** EVENTS_ON_BACKFILL: a pull that fills an empty mirror writes events too (src/db/event-triggers.ts). */
   eventsOnBackfill?: boolean;
 }
 
@@ -57,12 +54,17 @@ export interface DatabaseHandle {
    */
   listen(channel: string, onNotify: Listener, onListening?: () => void): Promise<() => Promise<void>>;
   /**
-   * The daemon's: on the embedded database, keep its server up (started again when it is gone) and
-   * let no command's exit stop it. Nothing to do on a server DATABASE_URL names.
+   * On the embedded database, this process's hold on its server (see embedded-server.ts): who
+   * holds it (`status`), news of restarts (the daemon). Undefined on a server DATABASE_URL names.
    */
-  keepServerUp(events: KeepUpEvents): void;
+  embedded: EmbeddedServer | undefined;
   /** The names of the columns a query returns, without running it (a header for an empty result). */
   columnsOf(query: string): Promise<string[]>;
+  /** A session of its own on the same server and database, logged in as `login.user` (the `sql` command's). */
+  openSession(
+    login: SessionLogin,
+    options?: Partial<Pick<DatabaseOptions, 'readOnly' | 'applicationName'>>,
+  ): Promise<QuerySession>;
   close(): Promise<void>;
 }
 
@@ -75,7 +77,10 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
     location = describeUrl(options.databaseUrl);
     await checkIsPostgres(options.databaseUrl);
   } else {
-    server = await attachEmbeddedServer(options.embeddedDbDir, { create: options.create ?? true });
+    server = await attachEmbeddedServer(options.embeddedDbDir, {
+      create: options.create ?? true,
+      idleStopMs: options.embeddedIdleStopMs,
+    });
     target = server.connection;
     location = `the embedded database in ${server.dataDir}`;
   }
@@ -84,7 +89,6 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
     await sql`select 1`.execute(handle.db);
   } catch (error) {
     await handle.close().catch(() => undefined);
-    if (error instanceof RunError) throw error; // the embedded server could not be started again
     throw new RunError(`cannot connect to ${location}: ${scrub(errorMessage(error))}${connectHint(error)}`);
   }
   return handle;
@@ -105,13 +109,9 @@ function describeUrl(databaseUrl: string): string {
   }
 }
 
-function openPostgres(
-  target: string | ServerConnection,
-  options: DatabaseOptions,
-  server: EmbeddedServer | undefined,
-  location: string,
-): DatabaseHandle {
-  const connectionOptions = {
+/** The settings of every session: the mirror's search_path, and what the options ask for. */
+function connectionOptionsOf(options: DatabaseOptions) {
+  return {
     connect_timeout: 10,
     // Reconnect tries at most 2 s apart (the driver's own backoff grows to 20 s), so work resumes
     // within seconds of the database's return.
@@ -131,8 +131,11 @@ function openPostgres(
       ...(options.eventsOnBackfill ? { [EVENTS_ON_BACKFILL_SETTING]: 'on' } : {}),
     },
   };
-  const poolOptions = {
-    ...connectionOptions,
+}
+
+function poolOptionsOf(options: DatabaseOptions) {
+  return {
+    ...connectionOptionsOf(options),
     max: options.poolSize ?? 5,
     types: {
       bigint: {
@@ -145,11 +148,77 @@ function openPostgres(
       date: { to: DATE, from: [DATE], serialize: (value: string) => value, parse: (text: string) => text },
     },
   };
+}
+
+function kyselyOf(pool: postgres.Sql, readOnly: boolean): Kysely<Database> {
+  return new Kysely<Database>({ dialect: new PostgresJSDialect({ postgres: preparingStatements(pool, readOnly) }) });
+}
+
+/** A session of its own on a server (the `sql` command's, as a role that may only read). */
+export interface QuerySession {
+  db: Kysely<Database>;
+  /** The names of the columns a query returns, without running it. */
+  columnsOf(query: string): Promise<string[]>;
+  close(): Promise<void>;
+}
+
+/** Who a session logs in as: a role of the same server, or another URL altogether. */
+export interface SessionLogin {
+  user?: string;
+  password?: string;
+}
+
+/**
+ * Opens one connection and asks `select 1` (so a refused login fails here). The password, if any,
+ * is registered with the log's scrubber first.
+ */
+async function openSessionOn(
+  target: string | ServerConnection,
+  login: SessionLogin,
+  options: DatabaseOptions,
+): Promise<QuerySession> {
+  registerSecret(login.password);
+  const sessionOptions = {
+    ...poolOptionsOf({ ...options, poolSize: 1 }),
+    ...(login.user ? { user: login.user } : {}),
+    ...(login.password !== undefined ? { password: login.password } : {}),
+  };
+  const client =
+    typeof target === 'string' ? postgres(target, sessionOptions) : postgres({ ...target, ...sessionOptions });
+  const db = kyselyOf(client, options.readOnly === true);
+  const session = {
+    db,
+    columnsOf: async (query: string) =>
+      ((await client.unsafe(query).describe()).columns ?? []).map((column) => column.name),
+    close: async () => {
+      await client.end({ timeout: 10 });
+      await db.destroy();
+    },
+  };
+  try {
+    await sql`select 1`.execute(db);
+  } catch (error) {
+    await session.close().catch(() => undefined);
+    throw error;
+  }
+  return session;
+}
+
+/** A session on the server a URL names (SQL_DATABASE_URL). */
+export function openUrlSession(url: string, options: DatabaseOptions): Promise<QuerySession> {
+  return openSessionOn(url, {}, options);
+}
+
+function openPostgres(
+  target: string | ServerConnection,
+  options: DatabaseOptions,
+  server: EmbeddedServer | undefined,
+  location: string,
+): DatabaseHandle {
+  const connectionOptions = connectionOptionsOf(options);
+  const poolOptions = poolOptionsOf(options);
   const client = typeof target === 'string' ? postgres(target, poolOptions) : postgres({ ...target, ...poolOptions });
-  const pool = server ? reattachingOnFailure(client, server) : client;
-  const db = new Kysely<Database>({
-    dialect: new PostgresJSDialect({ postgres: preparingStatements(pool, options.readOnly === true) }),
-  });
+  const db = kyselyOf(client, options.readOnly === true);
   return {
     db,
     kind: server ? 'embedded' : 'postgres',
@@ -158,48 +227,19 @@ function openPostgres(
     listen: sharedListeners((channel, onNotify, onListening) =>
       listenResiliently(target, channel, onNotify, { connection: connectionOptions, onListening }),
     ),
-    keepServerUp(events) {
-      server?.keepUp(events);
-    },
+    embedded: server,
     async columnsOf(query) {
       const described = await client.unsafe(query).describe();
       return (described.columns ?? []).map((column) => column.name);
     },
+    openSession: (login, sessionOptions) => openSessionOn(target, login, { ...options, ...sessionOptions }),
     async close() {
       // Queries still running get 10 s; then the connections are cut, so closing never hangs.
       await client.end({ timeout: 10 });
       await db.destroy();
-      await server?.release();
+      await server?.close();
     },
   };
-}
-
-/** Tries at making a pool connection while the embedded server is shutting down, starting or gone. */
-const RESERVE_ATTEMPTS = 5;
-
-/**
- * Kysely takes a connection (`reserve`) for every query. On the embedded server, one that cannot be
- * made because the server is shutting down (another command's exit), starting up or gone (killed)
- * waits for it, starts it again and tries again: commands that overlap never fail for that, and the
- * daemon's pool comes back by itself. Once the pool has a connection, the one held since attaching
- * is closed (see `EmbeddedServer.attached`).
- */
-function reattachingOnFailure(client: postgres.Sql, server: EmbeddedServer): postgres.Sql {
-  const reserve = async () => {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        const reserved = await client.reserve();
-        await server.attached();
-        return reserved;
-      } catch (error) {
-        if (!isServerAway(error) || attempt >= RESERVE_ATTEMPTS) throw error;
-        await server.reattach(error);
-      }
-    }
-  };
-  return new Proxy(client, {
-    get: (target, property, receiver) => (property === 'reserve' ? reserve : Reflect.get(target, property, receiver)),
-  });
 }
 
 /**

@@ -22,6 +22,10 @@ export function heldDeletesAdvice(entity: string, account: string | null = null)
   return `run invoice-mirror sync${which} --allow-deletes ${entity} if they are real`;
 }
 
+/** The advice heldDeletesAdvice writes into a sync's problem line, for a page that offers buttons instead. */
+export const HELD_DELETES_ADVICE_TEXT =
+  / \(run invoice-mirror sync(?: --account \S+)? --allow-deletes \S+ if they are real\)/g;
+
 /** One line for a count of held deletes (a sync's problem line). */
 export function heldDeletesLine(held: number, entity: string, account: string | null = null): string {
   return `${held} deletes held (${heldDeletesAdvice(entity, account)})`;

@@ -1,6 +1,6 @@
 export { openDatabase, type DatabaseHandle, type DatabaseOptions } from './connect.js';
 export { migrate, schemaProblem } from './migrate.js';
-export { lockKey, type LockPurpose } from './locks.js';
+export { lockHolder, releaseLease, takeLease, takeWaiting, type LeasePurpose, type LockPurpose } from './locks.js';
 export { jsonb } from './json.js';
 export type {
   ChangeOp,
@@ -54,6 +54,7 @@ export {
 } from './attention.js';
 export { changeFeed, recordHistory, type ChangeFilter, type ChangeRow, type VersionRow } from './changes.js';
 export {
+  HELD_DELETES_ADVICE_TEXT,
   HELD_DELETES_EXPLAINED,
   heldDeleteKeys,
   heldDeletes,

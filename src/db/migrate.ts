@@ -1,11 +1,16 @@
 /**
  * Applies pending migrations, then the repeatable step (src/db/repeatable.ts) where the catalogue
- * changed, in one transaction under an advisory lock, so two processes that start together both
- * succeed: the second waits, then finds nothing left to do.
+ * changed, in one transaction under a lock, so two processes that start together both succeed:
+ * the second waits, then finds nothing left to do.
+ *
+ * The lock is `schema_migrations` locked in EXCLUSIVE mode, which no role that may only read it
+ * can hold off (reading takes ACCESS SHARE, which does not conflict; stronger modes need UPDATE),
+ * where an advisory lock's key anyone could compute and hold, freezing every command that
+ * migrates at its start. Only for a schema not made yet, with no table to lock, is it an advisory
+ * lock first.
  */
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type Transaction } from 'kysely';
 import { migrations as allMigrations, type Migration } from '../../migrations/index.js';
-import { lockKey } from './locks.js';
 import { REPEATABLES, staleRepeatables, type Repeatable } from './repeatable.js';
 
 /** What to apply; tests pass their own lists. */
@@ -18,19 +23,7 @@ export interface MigrationPlan {
 export async function migrate(db: Kysely<any>, schema: string, plan: MigrationPlan = {}): Promise<string[]> {
   const { migrations = allMigrations, repeatables = REPEATABLES } = plan;
   return db.transaction().execute(async (trx) => {
-    await sql`select pg_advisory_xact_lock(${lockKey(schema, 'migrate')})`.execute(trx);
-    await sql`create schema if not exists ${sql.id(schema)}`.execute(trx);
-    await sql`
-      create table if not exists ${sql.id(schema, 'schema_migrations')} (
-        name       text primary key,
-        applied_at timestamptz not null default now()
-      )`.execute(trx);
-    await sql`
-      create table if not exists ${sql.id(schema, 'schema_repeatables')} (
-        name       text primary key,
-        hash       text not null,
-        applied_at timestamptz not null default now()
-      )`.execute(trx);
+    await lockMigrations(trx, schema);
     const pending = await pendingMigrations(trx, schema, migrations);
     for (const migration of pending) {
       await migration.up(trx);
@@ -45,6 +38,33 @@ export async function migrate(db: Kysely<any>, schema: string, plan: MigrationPl
     }
     return [...pending.map((migration) => migration.name), ...stale.map((repeatable) => repeatable.name)];
   });
+}
+
+/**
+ * Takes the migrations' lock, making the schema and its two bookkeeping tables first where they
+ * are missing (under an advisory lock, as two processes may make them at once).
+ */
+async function lockMigrations(trx: Transaction<any>, schema: string): Promise<void> {
+  const migrations = sql.id(schema, 'schema_migrations');
+  const { rows } = await sql<{ found: boolean }>`
+    select to_regclass(format('%I.schema_migrations', ${schema}::text)) is not null
+       and to_regclass(format('%I.schema_repeatables', ${schema}::text)) is not null as found`.execute(trx);
+  if (!rows[0]?.found) {
+    await sql`select pg_advisory_xact_lock(hashtextextended(${`invoice-mirror:${schema}:migrate`}, 0))`.execute(trx);
+    await sql`create schema if not exists ${sql.id(schema)}`.execute(trx);
+    await sql`
+      create table if not exists ${migrations} (
+        name       text primary key,
+        applied_at timestamptz not null default now()
+      )`.execute(trx);
+    await sql`
+      create table if not exists ${sql.id(schema, 'schema_repeatables')} (
+        name       text primary key,
+        hash       text not null,
+        applied_at timestamptz not null default now()
+      )`.execute(trx);
+  }
+  await sql`lock table ${migrations} in exclusive mode`.execute(trx);
 }
 
 async function pendingMigrations(db: Kysely<any>, schema: string, migrations: readonly Migration[]) {

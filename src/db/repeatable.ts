@@ -19,6 +19,8 @@ import { sql, type Kysely, type Transaction } from 'kysely';
 import {
   ACCOUNT_COLUMN,
   BOOKKEEPING_COLUMNS,
+  countryIso2Functions,
+  derivedColumns,
   ENTITIES,
   JOB_KIND_NAMES,
   entityColumns,
@@ -28,7 +30,7 @@ import {
   type Report,
 } from '../catalog/index.js';
 import { migrations } from '../../migrations/index.js';
-import { EVENT_TRIGGER_STATEMENTS } from '../events/triggers.js';
+import { EVENT_TRIGGER_STATEMENTS } from './event-triggers.js';
 import { RunError } from '../errors.js';
 import { quoteLiteral, quoteName } from './quote.js';
 
@@ -59,7 +61,12 @@ const commentOnColumn = (relation: string, column: string, meaning: string): str
 export function columnComments(): string[] {
   const out: string[] = [];
   for (const entity of ENTITIES) {
-    for (const column of [...entityColumns(entity.name), ...BOOKKEEPING_COLUMNS, ACCOUNT_COLUMN]) {
+    for (const column of [
+      ...entityColumns(entity.name),
+      ...BOOKKEEPING_COLUMNS,
+      ACCOUNT_COLUMN,
+      ...derivedColumns(entity.name),
+    ]) {
       out.push(commentOnColumn(entity.name, column.name, column.doc));
     }
   }
@@ -144,6 +151,43 @@ export const mirrorComments: Repeatable = (() => {
   const statements = columnComments();
   return {
     name: 'column_comments',
+    hash: hashOf(statements),
+    async apply(trx) {
+      await executeAll(trx, statements);
+    },
+  };
+})();
+
+/**
+ * `countries.iso2` from the Dutch name: the mapping as a function (src/catalog/country-codes.ts),
+ * triggers that set the code of the rows every insert and update writes, and the stored rows
+ * mapped again, as the mapping may have changed (only the rows whose code changes are written).
+ */
+export const countryCodes: Repeatable = (() => {
+  const statements = [
+    ...countryIso2Functions(),
+    // After the statement, not before each row: a BEFORE ROW trigger would keep the table from
+    // being partitioned by account (scripts/partition-by-account.mjs). The update it makes fires
+    // the update trigger once more, which does nothing at that depth.
+    `
+    create or replace function countries_set_iso2() returns trigger language plpgsql as $$
+    begin
+      if pg_trigger_depth() > 1 then return null; end if;
+      update countries c set iso2 = country_iso2(c.name)
+        from written w
+       where c.account_id = w.account_id and c.id = w.id and c.iso2 is distinct from country_iso2(c.name);
+      return null;
+    end
+    $$`,
+    'drop trigger if exists countries_iso2 on countries',
+    'drop trigger if exists countries_iso2_insert on countries',
+    'drop trigger if exists countries_iso2_update on countries',
+    'create trigger countries_iso2_insert after insert on countries referencing new table as written for each statement execute function countries_set_iso2()',
+    'create trigger countries_iso2_update after update on countries referencing new table as written for each statement execute function countries_set_iso2()',
+    'update countries set iso2 = country_iso2(name) where iso2 is distinct from country_iso2(name)',
+  ];
+  return {
+    name: 'country_codes',
     hash: hashOf(statements),
     async apply(trx) {
       await executeAll(trx, statements);
@@ -299,7 +343,7 @@ export const rowSecurity: Repeatable = (() => {
   };
 })();
 
-/** The functions and triggers that write events (src/events/triggers.ts), made from the catalogue. */
+/** The functions and triggers that write events (src/db/event-triggers.ts), made from the catalogue. */
 export const eventTriggers: Repeatable = {
   name: 'event_triggers',
   hash: hashOf(EVENT_TRIGGER_STATEMENTS),
@@ -310,6 +354,7 @@ export const eventTriggers: Repeatable = {
 
 export const REPEATABLES: readonly Repeatable[] = [
   mirrorComments,
+  countryCodes,
   reportViews,
   jobKindCheck,
   eventTriggers,

@@ -3,7 +3,7 @@
  * (src/catalog/); the bookkeeping tables are written out here, as the migrations leave them.
  */
 import type { ColumnType, Generated } from 'kysely';
-import type { DocumentLinesTable, DocumentType, MirrorTables } from '../catalog/index.js';
+import type { DocumentLinesTable, DocumentType, MirrorRow, MirrorTables } from '../catalog/index.js';
 
 export type SyncRunKind = 'backfill' | 'sync' | 'refresh';
 /** `interrupted` (a pull stopped on purpose) since 0009. */
@@ -65,6 +65,8 @@ export interface JobsTable {
   created_at: ColumnType<Date, Date | string | undefined, never>;
   started_at: ColumnType<Date | null, never, Date | string | null>;
   finished_at: ColumnType<Date | null, never, Date | string | null>;
+  /** The service the job was queued for (filled at insert from its account; see migrations/0018). */
+  service_url: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface EntityPullsTable {
@@ -139,6 +141,24 @@ export interface AccountsTable {
   notes: string | null;
   /** How fresh the daemons keep the account (a Postgres interval as text); null: SYNC_INTERVAL. */
   sync_interval: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The service its rows and jobs come from (src/accounts/service.ts); null: not bound yet. */
+  service_url: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The country whose VAT return the account files (ISO code; NL or BE), since 0019. */
+  vat_country: ColumnType<string, string | undefined, string>;
+}
+
+/** A payment of a sent invoice the mirror knows (migrations/0019_vat.ts), written by triggers. */
+export interface PaymentsTable {
+  account_id: number;
+  id: Generated<number>;
+  invoice_id: number;
+  source: 'registered' | 'observed';
+  paid_on: string | null;
+  detected_at: Date;
+  amount: string | null;
+  method: string | null;
+  job_id: number | null;
+  change_id: number | null;
 }
 
 /** A daemon of the fleet (see migrations/0013_fleet.ts). */
@@ -161,6 +181,13 @@ export interface AccountLeasesTable {
   leased_until: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
   parked_until: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
   parked_reason: string | null;
+  parked_pulls_only: Generated<boolean>;
+  /** The oldest queued job's run_after (kept by triggers on jobs; migration 0022). */
+  first_job_at: ColumnType<Date | null, never, never>;
+  /** Whether the account is active (kept by a trigger on accounts). */
+  account_active: ColumnType<boolean, never, never>;
+  /** When its work is next due: what the claim reads (generated). */
+  work_due_at: ColumnType<Date | null, never, never>;
 }
 
 /** A full pull under way, where it resumes (migration 0014). */
@@ -234,6 +261,9 @@ export interface WebhookAttemptsTable {
 }
 
 export interface Database extends MirrorTables {
+  /** Its derived column too (catalog/countries.ts). */
+  countries: MirrorRow<'countries'> & { iso2: ColumnType<string | null, never, never> };
+  payments: PaymentsTable;
   accounts: AccountsTable;
   pull_cursors: PullCursorsTable;
   daemons: DaemonsTable;

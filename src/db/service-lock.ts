@@ -3,21 +3,22 @@
  *
  * The API client keeps one request in flight within a process; this lock extends that to every
  * process that works on the same mirror (a daemon's sync next to `jobs run`, two daemons), since
- * the service forbids concurrent calls while it sends. The lock is a session advisory lock on a
- * connection of its own. Taking and giving it back for each request cost two round trips per
- * request, so it is held for a run of requests: from the first until no request follows at once
- * (a pull asks for its next page as soon as an answer is in, so it holds the lock while it reads a
- * list), and for at most HOLD_MS, after which it is given back and taken again. Postgres queues
- * the waiters in order, so another process waits at most that long plus one request.
+ * the service forbids concurrent calls while it sends. The lock is the account's `service` row of
+ * `coordination_locks` (locks.ts), locked in a transaction on a connection of its own. Taking and
+ * giving it back for each request cost three round trips per request, so it is held for a run of
+ * requests: from the first until no request follows at once (a pull asks for its next page as soon
+ * as an answer is in, so it holds the lock while it reads a list), and for at most HOLD_MS, after
+ * which it is given back and taken again. Postgres grants a row lock to its waiters in order, so
+ * another process waits at most that long plus one request. The transaction holds an xid, and so
+ * vacuum's horizon, for as long: at most HOLD_MS and one request (REQUEST_TIMEOUT_MS).
  *
  * The bound is also what keeps a process that was stopped (SIGSTOP, a suspended VM) from calling
  * on a lock it lost meanwhile: the monotonic clock runs on while it is stopped, so its next request
  * takes the lock again first, on a live session, and the fleet ends a stopped daemon's sessions
  * only long after (a lease).
  */
-import { sql, type Kysely, type RawBuilder } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { DatabaseHandle } from './connect.js';
-import { lockKey } from './locks.js';
 import type { Database } from './schema.js';
 
 export type Exclusive = <T>(attempt: () => Promise<T>) => Promise<T>;
@@ -38,7 +39,6 @@ interface Held {
  * back fails harmlessly, and it is taken again on another connection by the next run of requests.
  */
 export function serviceLock(database: DatabaseHandle, accountId: number): Exclusive {
-  const key = lockKey(database.schema, 'service', accountId);
   let held: Promise<Held> | null = null;
   let idle: NodeJS.Immediate | undefined;
 
@@ -53,7 +53,7 @@ export function serviceLock(database: DatabaseHandle, accountId: number): Exclus
     if (idle) clearImmediate(idle);
     idle = undefined;
     if (held && performance.now() - (await held.catch(() => ({ since: -Infinity }))).since > HOLD_MS) await letGo(held);
-    const holding = (held ??= take(database.db, key));
+    const holding = (held ??= take(database.db, accountId));
     try {
       await holding;
     } catch (error) {
@@ -72,8 +72,12 @@ export function serviceLock(database: DatabaseHandle, accountId: number): Exclus
   };
 }
 
-/** Takes the lock on a pool connection kept until it is given back; settles once it is held. */
-function take(db: Kysely<Database>, key: RawBuilder<bigint>): Promise<Held> {
+/**
+ * Takes the lock on a pool connection kept until it is given back; settles once it is held. Given
+ * back by COMMIT (the transaction wrote nothing but the lock, and commits without waiting for the
+ * disk, see coordination_lock_wait); a lost connection ended the transaction, and the lock, already.
+ */
+function take(db: Kysely<Database>, accountId: number): Promise<Held> {
   return new Promise<Held>((resolve, reject) => {
     let giveBack!: () => void;
     const givenBack = new Promise<void>((done) => {
@@ -82,10 +86,16 @@ function take(db: Kysely<Database>, key: RawBuilder<bigint>): Promise<Held> {
     const over = db
       .connection()
       .execute(async (conn) => {
-        await sql`select pg_advisory_lock(${key})`.execute(conn);
+        await sql`begin`.execute(conn);
+        try {
+          await sql`select coordination_lock_wait(${accountId}::integer, 'service')`.execute(conn);
+        } catch (error) {
+          await sql`rollback`.execute(conn).catch(() => undefined);
+          throw error;
+        }
         resolve({ since: performance.now(), giveBack, over });
         await givenBack;
-        await sql`select pg_advisory_unlock(${key})`.execute(conn).catch(() => undefined);
+        await sql`commit`.execute(conn).catch(() => undefined);
       })
       .catch(reject);
   });

@@ -138,7 +138,8 @@ const LIVE_RECORDS = sql.join(
  * One row per account of the scope, in name order, in one statement (every table leads its key
  * with `account_id`, so each count reads one index range). A failing list is an entity the last
  * finished pull names in its error: the sync engine writes an entity's failure as
- * `entity: message`, joined by `; ` (a pull that gave way, `entity: gave way …`, did not fail).
+ * `entity: message`, joined by `; ` (a pull that gave way, `entity: gave way …`, did not fail,
+ * nor did one that only held deletes, `entity: 3 deletes held …`: those are the held deletes).
  */
 export async function accountSummaries(db: Kysely<Database>, scope: AccountScope): Promise<AccountSummary[]> {
   const { rows } = await sql<AccountSummary>`
@@ -153,7 +154,7 @@ export async function accountSummaries(db: Kysely<Database>, scope: AccountScope
            (select count(*) from held_deletes h where h.account_id = a.id)::int as held_deletes,
            (select count(*) from rejected_values r where r.account_id = a.id)::int as rejected_values,
            l.status as last_pull_status,
-           coalesce(array(select e from unnest(l.entities) e where l.error ~ ('(^|; )' || e || ': (?!gave way)') order by e), '{}') as failing_lists,
+           coalesce(array(select e from unnest(l.entities) e where l.error ~ ('(^|; )' || e || ': (?!gave way|\d+ deletes held)') order by e), '{}') as failing_lists,
            extract(epoch from a.sync_interval)::float8 as sync_interval_seconds,
            case when w.parked_until > now() then w.parked_until end as parked_until,
            case when w.parked_until > now() then w.parked_reason end as parked_reason,

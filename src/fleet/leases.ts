@@ -5,8 +5,8 @@
  * same time never take the same account), renews what it holds with each heartbeat, and releases an
  * account when its work is done, saying when its next pull is due. All times are the database's.
  *
- * A daemon whose heartbeat is older than the lease is dead to the others: the first to claim one of
- * its accounts ends its database sessions (named by its id, see connect.ts), so that a daemon that
+ * A daemon whose heartbeat is older than the lease is dead to the others: the fleet's leader
+ * (leader.ts) ends its database sessions (named by its id, see connect.ts), so that a daemon that
  * was only stopped (SIGSTOP) and comes back holds no lock, and its work in flight fails instead of
  * running beside the new holder's.
  */
@@ -48,8 +48,14 @@ export interface Claimed {
 
 /**
  * Claims up to `limit` accounts whose work is due: a pull whose time has come or a job that may
- * run, not parked, held by no live lease. Most overdue first: the earlier of its pull's due time
- * and its oldest runnable job's.
+ * run, not parked (an account whose pulls alone are parked is claimed for its jobs), held by no
+ * live lease. Most overdue first: by `work_due_at`, the moment its work became due (the earlier of
+ * its pull's due time and its oldest queued job's, held to the park's end while parked; see
+ * migrations/0022_work_due.ts), which the triggers keep and an index range scan reads.
+ *
+ * One locking scan holds every condition, so that a row another daemon claimed and committed
+ * meanwhile is checked again on its new version (READ COMMITTED re-evaluates the scan's conditions
+ * on a row it locks after it changed): two daemons never take one account.
  */
 export async function claimDue(
   db: Kysely<Database>,
@@ -58,33 +64,30 @@ export async function claimDue(
   leaseSeconds: number,
   /** What the daemon works on now; an account it still holds but no longer works on is free to it. */
   working: readonly number[] = [],
+  /** Accounts this daemon cannot serve for now (its settings, not the account's state): left to the others. */
+  skip: readonly number[] = [],
 ): Promise<Claimed[]> {
   if (limit <= 0) return [];
   const { rows } = await sql<{ account_id: number; pull_due: boolean }>`
     with due as (
-      select l.account_id,
-             least(l.due_at, (select min(j.run_after) from jobs j
-                               where j.account_id = l.account_id and j.status = 'queued')) as due
-        from account_leases l join accounts a on a.id = l.account_id
-       where a.state = 'active'
+      select l.account_id from account_leases l
+       where l.work_due_at <= now()
          and (l.leased_until is null or l.leased_until < now()
               or (l.daemon_id = ${daemonId} and not (l.account_id = any(${[...working]}::int[]))))
-         and (l.parked_until is null or l.parked_until <= now())
-       order by 2
-       limit ${limit * 4}
-    ),
-    chosen as (
-      select l.account_id from account_leases l join due d on d.account_id = l.account_id
-       where d.due <= now()
-       order by d.due
+         and not (l.account_id = any(${[...skip]}::int[]))
+       order by l.work_due_at
        limit ${limit}
        for update of l skip locked
+    ),
+    taken as (
+      update account_leases l
+         set daemon_id = ${daemonId}, leased_until = now() + make_interval(secs => ${leaseSeconds})
+        from due c
+       where l.account_id = c.account_id
+      returning l.account_id, l.work_due_at,
+                (l.due_at <= now() and (l.parked_until is null or l.parked_until <= now())) as pull_due
     )
-    update account_leases l
-       set daemon_id = ${daemonId}, leased_until = now() + make_interval(secs => ${leaseSeconds})
-      from chosen c
-     where l.account_id = c.account_id
-    returning l.account_id, (l.due_at <= now()) as pull_due`.execute(db);
+    select account_id, pull_due from taken order by work_due_at, account_id`.execute(db);
   return rows.map((row) => ({ accountId: Number(row.account_id), pullDue: row.pull_due }));
 }
 
@@ -105,18 +108,35 @@ export async function heartbeat(
   );
   const declaredDead = rows[0]?.stopped !== false;
   if (held.length === 0) return { lost: [], declaredDead };
-  const { rows: renewed } = await sql<{ account_id: number }>`
-    update account_leases set leased_until = now() + make_interval(secs => ${leaseSeconds})
-     where daemon_id = ${daemonId} and account_id = any(${[...held]}::int[])
-    returning account_id`.execute(db);
-  const still = new Set(renewed.map((row) => Number(row.account_id)));
+  // A lease row another transaction holds locked (one that queued a job of the account takes it,
+  // see migration 0022) is stepped over, not waited for: one account's open transaction must not
+  // stall the renewal of every account this daemon holds. It is still this daemon's if the row
+  // says so; its lease is renewed at the next beat, and nobody can claim it while it is locked.
+  // One statement: its last select reads the rows as they were before the renewal, which changes
+  // no holder.
+  const { rows: mine } = await sql<{ account_id: number }>`
+    with free as (
+      select account_id from account_leases
+       where daemon_id = ${daemonId} and account_id = any(${[...held]}::int[])
+       for no key update skip locked
+    ),
+    renewed as (
+      update account_leases l set leased_until = now() + make_interval(secs => ${leaseSeconds})
+        from free where l.account_id = free.account_id
+    )
+    select account_id from account_leases where daemon_id = ${daemonId} and account_id = any(${[...held]}::int[])`.execute(
+    db,
+  );
+  const still = new Set(mine.map((row) => Number(row.account_id)));
   return { lost: held.filter((id) => !still.has(id)), declaredDead };
 }
 
 /**
- * Gives an account back after a pull, its next one due an `interval` later (the account's own, or
- * `intervalMs`) or at the next SYNC_CRON tick (`cron`); after a pull that gave way (`now`), due at
- * once but behind every account already waiting; after jobs only (null), when it was due.
+ * Gives an account back after a pull, its next one due an `interval` after that pull started (the
+ * account's own interval, or `intervalMs`; `pulledForMs` ago), so that an account is pulled every
+ * interval rather than every interval plus the time a pull takes; or at the next SYNC_CRON tick
+ * (`cron`); after a pull that gave way (`now`), due at once but behind every account already
+ * waiting; after jobs only (null), when it was due.
  */
 export async function release(
   db: Kysely<Database>,
@@ -124,39 +144,69 @@ export async function release(
   accountId: number,
   next: 'interval' | 'cron' | 'now' | null,
   intervalMs: number,
+  pulledForMs = 0,
 ): Promise<void> {
+  const started = sql`now() - make_interval(secs => ${pulledForMs / 1000})`;
   const due =
     next === null
       ? sql`due_at`
       : next === 'now'
         ? sql`now()`
         : next === 'interval'
-          ? sql`now() + coalesce((select a.sync_interval from accounts a where a.id = ${accountId}), make_interval(secs => ${intervalMs / 1000}))`
+          ? sql`${started} + coalesce((select a.sync_interval from accounts a where a.id = ${accountId}), make_interval(secs => ${intervalMs / 1000}))`
           : sql`'infinity'::timestamptz`;
   await sql`
     update account_leases set daemon_id = null, leased_until = null, due_at = ${due}
      where account_id = ${accountId} and daemon_id = ${daemonId}`.execute(db);
 }
 
-/** Of the given accounts, those with a job that may run now (a pull of theirs gives way to it). */
-export async function withRunnableJobs(db: Kysely<Database>, accountIds: readonly number[]): Promise<number[]> {
-  if (accountIds.length === 0) return [];
-  const { rows } = await sql<{ account_id: number }>`
-    select distinct account_id from jobs
-     where account_id = any(${[...accountIds]}::int[]) and status = 'queued' and run_after <= now()`.execute(db);
-  return rows.map((row) => Number(row.account_id));
+/** An account with a job that may run now, and whether this daemon holds its lease. */
+export interface WaitingJobs {
+  accountId: number;
+  heldHere: boolean;
 }
 
-/** The account's quota is spent: no work for it until `untilMs` from now (a parked item is no attempt). */
-export async function park(db: Kysely<Database>, accountId: number, untilMs: number, reason: string): Promise<void> {
+/**
+ * The accounts with a job that may run now that are this daemon's to act on: active, not parked,
+ * and held by no other daemon's live lease (held here: its pull gives way to the job; else: to be
+ * claimed). One query, read from the queued jobs (a partial index), whatever woke the daemon.
+ */
+export async function accountsWithWaitingJobs(db: Kysely<Database>, daemonId: string): Promise<WaitingJobs[]> {
+  const { rows } = await sql<{ account_id: number; held_here: boolean }>`
+    select l.account_id, (l.daemon_id = ${daemonId} and l.leased_until >= now()) as held_here
+      from (select distinct j.account_id from jobs j where j.status = 'queued' and j.run_after <= now()) w
+      join account_leases l on l.account_id = w.account_id
+      join accounts a on a.id = w.account_id
+     where a.state = 'active'
+       and (l.parked_until is null or l.parked_until <= now() or l.parked_pulls_only)
+       and (l.leased_until is null or l.leased_until < now() or l.daemon_id = ${daemonId})`.execute(db);
+  return rows.map((row) => ({ accountId: Number(row.account_id), heldHere: row.held_here === true }));
+}
+
+/**
+ * The account's quota is spent: no work for it until `untilMs` from now (a parked item is no
+ * attempt); with `pullsOnly` (its budget is spent down to what is kept for actions), no pull, but
+ * its jobs still run.
+ */
+export async function park(
+  db: Kysely<Database>,
+  accountId: number,
+  untilMs: number,
+  reason: string,
+  pullsOnly = false,
+): Promise<void> {
   await sql`
-    update account_leases set parked_until = now() + make_interval(secs => ${untilMs / 1000}), parked_reason = ${reason}
+    update account_leases set parked_until = now() + make_interval(secs => ${untilMs / 1000}), parked_reason = ${reason},
+           parked_pulls_only = ${pullsOnly}
      where account_id = ${accountId}`.execute(db);
 }
 
-/** With SYNC_CRON: every account's pull is due now. */
+/** With SYNC_CRON: every account's pull is due now (but one whose lease row a transaction holds: at the next tick). */
 export async function allDueNow(db: Kysely<Database>): Promise<void> {
-  await sql`update account_leases set due_at = now() where due_at > now()`.execute(db);
+  await sql`
+    update account_leases l set due_at = now()
+      from (select account_id from account_leases where due_at > now() for no key update skip locked) due
+     where l.account_id = due.account_id`.execute(db);
 }
 
 /**
@@ -176,8 +226,15 @@ export async function buryDeadDaemons(db: Kysely<Database>, leaseSeconds: number
   return dead;
 }
 
-/** A daemon that stops cleanly says so and gives back what it holds. */
+/**
+ * A daemon that stops cleanly says so and gives back what it holds: each lease at once, but one
+ * whose row another transaction holds locked (see heartbeat), which is left to run out within the
+ * lease rather than keep the daemon from stopping.
+ */
 export async function unregisterDaemon(db: Kysely<Database>, daemonId: string): Promise<void> {
-  await sql`update account_leases set daemon_id = null, leased_until = null where daemon_id = ${daemonId}`.execute(db);
+  await sql`
+    update account_leases l set daemon_id = null, leased_until = null
+      from (select account_id from account_leases where daemon_id = ${daemonId} for no key update skip locked) held
+     where l.account_id = held.account_id`.execute(db);
   await sql`update daemons set stopped_at = now(), stop_reason = 'stopped' where id = ${daemonId}`.execute(db);
 }

@@ -5,10 +5,10 @@
 export { JobRunner, type AccountRefused, type RunnerDeps, type JobFinished } from './runner.js';
 export {
   createAccountRunner,
+  sessionRunner,
   type AccountRunner,
   type AccountRunnerOptions,
 } from './account-runner.js';
-export { accountForJob } from './account.js';
 export type { AccountMirror } from './mirror.js';
 export {
   KINDS,
@@ -35,5 +35,5 @@ export {
   type RetryDecisions,
 } from './queue.js';
 export { PayloadError, PrecheckError } from './errors.js';
-export { batchesOf, idStates, idsIn, type IdState } from './ledger.js';
+export { batchFailureText, batchesOf, idStates, idsIn, RESOLVE_COMMANDS_TEXT, type IdState } from './ledger.js';
 export { DEFAULT_BACKOFF, type Backoff } from './outcome.js';

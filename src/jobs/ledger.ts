@@ -7,6 +7,7 @@
  * and otherwise waits for a person to choose: `jobs retry ID --resend …` (it did not happen) or
  * `--mark-sent …` (it did).
  */
+import { FAILURE_WORDS, type FailureKind } from '../api/index.js';
 
 /** One send call as recorded in `result.batches`. */
 export interface SendBatch {
@@ -21,6 +22,11 @@ export interface SendBatch {
   started_at: string;
   ms?: number;
   error?: string;
+  /**
+   * Why a `failed` call sent nothing: the service refused it, could not be reached, or the quota
+   * was spent (see failureKind). Batches recorded before it was kept have none: see failedWhy.
+   */
+  failure?: FailureKind;
   /** How a `sent`/`unsent` that no answer told was established (a check of the service, or a person). */
   source?: string;
 }
@@ -61,6 +67,31 @@ export function idStates(ids: readonly number[], batches: readonly SendBatch[]):
   return states;
 }
 
+/**
+ * Why each id whose latest call `failed` sent nothing (ids in another state are left out). A batch
+ * recorded before `failure` was kept is read from its error's text: a connect failure or a spent
+ * quota names itself; anything else was a refusal.
+ */
+export function failedWhy(batches: readonly SendBatch[]): Map<number, FailureKind> {
+  const why = new Map<number, FailureKind>();
+  for (const batch of batches)
+    for (const id of batch.ids)
+      if (batch.outcome === 'failed') why.set(id, batch.failure ?? failureFromText(batch.error ?? ''));
+      else why.delete(id);
+  return why;
+}
+
+/** Why a failed call sent nothing, in words (empty for a call that did not fail). */
+export function batchFailureText(batch: SendBatch): string {
+  return batch.outcome === 'failed' ? FAILURE_WORDS[batch.failure ?? failureFromText(batch.error ?? '')] : '';
+}
+
+function failureFromText(error: string): FailureKind {
+  if (/could not connect to /.test(error)) return 'unreachable';
+  if (/hourly quota spent|requests per hour spent|rate limit/.test(error)) return 'rate_limited';
+  return 'refused';
+}
+
 export function idsIn(states: Map<number, IdState>, wanted: IdState | ReadonlySet<IdState>): number[] {
   const matches = (s: IdState) => (typeof wanted === 'string' ? s === wanted : wanted.has(s));
   return [...states].filter(([, s]) => matches(s)).map(([id]) => id);
@@ -94,6 +125,13 @@ export function callOf(result: unknown): CallRecord | null {
 export function callUnknown(call: CallRecord | null): boolean {
   return call !== null && (call.outcome === 'sending' || call.outcome === 'unknown') && call.decision !== 'resend';
 }
+
+/**
+ * The commands resolveCommands writes into a message (with what leads to them), for a page that
+ * offers them as buttons instead: `…; or decide now: check the service; if it happened, run '…'`.
+ */
+export const RESOLVE_COMMANDS_TEXT =
+  /[;.]?\s*(?:or decide now: )?check the service; if it happened, run 'invoice-mirror jobs retry [^']*'; if it did not, run 'invoice-mirror jobs retry [^']*'/g;
 
 /** The commands that resolve ids (or a call) of unknown outcome, as a job's message gives them. */
 export function resolveCommands(jobId: number, ids: readonly number[] | null): string {

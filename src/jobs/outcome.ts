@@ -7,20 +7,16 @@
  * - rate limited: `queued` until the pause ends, without spending an attempt;
  * - the account's key refused (401): `queued` without spending an attempt. The key is wrong for
  *   every job of the account, not this one: the runner puts the account in `refused` and stops,
- *   and the job runs once a person resumes the account;
+ *   and the job runs once a person resumes the account. For an account without a key of its own
+ *   the key was the runner's process's (INVOICING_API_*): only that runner stops, and the job
+ *   runs as soon as a process whose key the service accepts takes it;
  * - unknown outcome of a call that is not safe to repeat (a send, a create): `interrupted`, until
  *   a person runs `jobs retry ID`.
  */
 import { ApiError, AuthenticationError, RateLimitedError, UnknownOutcomeError } from '../api/index.js';
 import { errorMessage } from '../errors.js';
 import { JobFailure, PayloadError, PrecheckError, UnresolvedOutcomeError } from './errors.js';
-import type { JobKind, JobRow } from './kinds.js';
-
-export type Disposition =
-  | { status: 'failed'; message: string }
-  | { status: 'interrupted'; message: string }
-  /** `delayMs`: `run_after` becomes the database's `now()` plus this (never this process's clock). */
-  | { status: 'queued'; message: string; delayMs: number; spendsAttempt: boolean };
+import type { Disposition, JobKind, JobRow } from './types.js';
 
 export interface Backoff {
   /** Delay after the first failed attempt; doubles per attempt. */
@@ -52,6 +48,8 @@ export function classifyFailure(
   kind: JobKind | undefined,
   callsMade: boolean,
   backoff: Backoff,
+  /** Whether the account has a key of its own (else a 401 refused this process's settings). */
+  ownKey = true,
 ): Disposition {
   const message = errorMessage(error);
   if (error instanceof PayloadError || error instanceof PrecheckError) return { status: 'failed', message };
@@ -60,9 +58,12 @@ export function classifyFailure(
 
   if (root instanceof UnresolvedOutcomeError) return { status: 'interrupted', message };
   if (root instanceof AuthenticationError) {
+    const waits = ownKey
+      ? "the account's API key was refused; the job waits for the account to be resumed"
+      : 'the service refused the INVOICING_API_USER and INVOICING_API_KEY of the process that ran it; the job waits for a process whose key it accepts';
     return {
       status: 'queued',
-      message: `${message}: the account's API key was refused; the job waits for the account to be resumed (not counted as an attempt)`,
+      message: `${message}: ${waits} (not counted as an attempt)`,
       delayMs: 0,
       spendsAttempt: false,
     };

@@ -13,7 +13,7 @@ import { unstorableValues } from '../api/index.js';
 import { JobStateError, PayloadError, PrecheckError } from './errors.js';
 import { kindNamed, parseJob, type JobKind, type JobRow } from './kinds.js';
 import type { AccountMirror } from './mirror.js';
-import type { Disposition } from './outcome.js';
+import type { Disposition } from './types.js';
 import { repeatable } from './policies/repeatable.js';
 import type { RetryDecisions } from './types.js';
 
@@ -136,20 +136,54 @@ function accountActive(accountId: number): RawBuilder<boolean> {
 
 /**
  * Takes the account's next runnable job (by `run_after`, then `id`) and marks it running. SKIP
- * LOCKED keeps concurrent claimers apart; the runner's advisory lock keeps them from running side
- * by side.
+ * LOCKED keeps concurrent claimers apart; the runner's job lock keeps them from running side
+ * by side. Only a job for `service` (the account's binding, as stored, which the runner's client
+ * calls) is taken, and only while the account is still bound to it; a job queued before the
+ * account was bound takes that service now.
  */
-export async function claimNext(db: Kysely<Database>, accountId: number): Promise<JobRow | undefined> {
+export async function claimNext(db: Kysely<Database>, accountId: number, service: string): Promise<JobRow | undefined> {
   const { rows } = await sql<JobRow>`
-    update jobs set status = 'running', attempts = attempts + 1, started_at = clock_timestamp(), finished_at = null
+    update jobs set status = 'running', attempts = attempts + 1, started_at = clock_timestamp(), finished_at = null,
+                    service_url = ${service}
     where account_id = ${accountId} and id = (
       select id from jobs
        where account_id = ${accountId} and status = 'queued' and run_after <= now() and ${accountActive(accountId)}
+         and coalesce(service_url, ${service}) = ${service}
+         and exists (select from accounts a where a.id = ${accountId} and a.service_url = ${service})
        order by run_after, id limit 1 for update skip locked
     )
     returning id, kind, payload, attempts, max_attempts, result`.execute(db);
   const row = rows[0];
   return row ? { ...row, id: Number(row.id) } : undefined;
+}
+
+/** A queued job failed because it was queued for another service than its account's now. */
+export interface ForeignJob {
+  id: number;
+  kind: string;
+  attempts: number;
+  message: string;
+}
+
+/**
+ * Fails the account's queued jobs that were queued for another service than `service`, the one
+ * the account is bound to now (`accounts rebind` moved it, or a row inserted by SQL named another):
+ * their ids are the other service's, so they are never sent here. Returns them.
+ */
+export async function failJobsForOtherServices(
+  db: Kysely<Database>,
+  accountId: number,
+  service: string,
+): Promise<ForeignJob[]> {
+  const message = sql<string>`'queued for the service at ' || service_url || ', but its account is bound to '
+    || ${service} || ' now; nothing was sent: queue it again if it applies there'`;
+  const at = sql`to_char(clock_timestamp() at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+  const { rows } = await sql<ForeignJob>`
+    update jobs set status = 'failed', last_error = ${message}, finished_at = clock_timestamp(),
+                    errors = errors || jsonb_build_array(jsonb_build_object('attempt', attempts, 'outcome', 'failed', 'error', ${message}, 'at', ${at}))
+     where account_id = ${accountId} and status = 'queued' and service_url is not null and service_url <> ${service}
+    returning id, kind, attempts, last_error as message`.execute(db);
+  return rows.map((row) => ({ ...row, id: Number(row.id) }));
 }
 
 export async function saveProgress(db: Kysely<Database>, id: number, result: unknown): Promise<void> {

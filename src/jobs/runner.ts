@@ -4,18 +4,25 @@
  * of different accounts run side by side; each account's jobs run one at a time.
  *
  * One job at a time per account across every process on the database: a job runs only while its
- * runner holds the session advisory lock `lockKey(schema, 'jobs', accountId)`, on a connection
- * pinned for the whole job (claim, calls, refresh and finish all run on it). Another runner of
- * the account, in this process or another, queues for the lock (at most LOCK_WAIT_MS per try, so
- * `stop()` stays prompt; Postgres grants waiters in order, so runners take turns); a runner that
- * dies loses its session and so the lock. Holding the lock also proves that no live runner is in
- * the middle of a job of the account, which is when the account's jobs left `running` by a dead
- * worker are recovered. The embedded database is a real server too, so the same holds there.
+ * runner holds the account's `jobs` lock (db/locks.ts: a lease of the session that takes it), on a
+ * connection pinned for the whole job (claim, calls, refresh and finish all run on it). Another
+ * runner of the account, in this process or another, tries for the lock for up to LOCK_WAIT_MS
+ * per turn, so `stop()` stays prompt; a runner that dies loses its session and so the lock.
+ * Holding the lock also proves that no live runner is in the middle of a job of the account, which
+ * is when the account's jobs left `running` by a dead worker are recovered. The embedded database
+ * is a real server too, so the same holds there.
  *
- * When the service refuses the account's key (401), the runner puts the account in `refused`,
- * leaves the job queued without spending its attempt, and stops (event `refused`): every job of
- * the account would be refused the same way. A runner claims only while its account is active,
- * so a pause or a refusal recorded by any process holds every runner of the account.
+ * When the service refuses the account's key (401), the runner leaves the job queued without
+ * spending its attempt, and stops (event `refused`): every job of the account would be refused
+ * the same way. An account with its own key becomes `refused` (for every process); for one that
+ * takes the INVOICING_API_* settings (`default`) the key is this process's, so only this runner
+ * stops and nothing is recorded. A runner claims only while its account is active, so a pause or
+ * a refusal recorded by any process holds every runner of the account.
+ *
+ * A job runs only against the service it was queued for (`jobs.service_url`), which must be the
+ * one the account is bound to and the runner's client calls (src/accounts/service.ts): a runner
+ * whose client calls another service claims nothing, and the account's jobs queued for another
+ * service than its binding fail unsent. A first job of an account not bound yet binds it.
  *
  * `start()` runs jobs as they come: woken when a job of the account is queued (wakeups.ts: one
  * LISTEN per process) with a polling backstop that also wakes for jobs waiting out a backoff.
@@ -23,12 +30,13 @@
  */
 import { EventEmitter } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { sql, type Kysely, type RawBuilder } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { Logger } from 'pino';
-import type { InvoicingClient } from '../api/index.js';
-import { markRefused, type Account } from '../accounts/store.js';
+import { failureKind, type FailureKind, type InvoicingClient } from '../api/index.js';
+import { bindOrRead, sameService } from '../accounts/service.js';
+import { markRefused, refusalReason, type Account } from '../accounts/store.js';
 import type { Config } from '../config.js';
-import { lockKey, type Database, type DatabaseHandle } from '../db/index.js';
+import { releaseLease, takeWaiting, type Database, type DatabaseHandle } from '../db/index.js';
 import { errorMessage } from '../errors.js';
 import { logger as defaultLogger } from '../log.js';
 import { accountLogger } from '../service-client.js';
@@ -38,6 +46,7 @@ import { kindNamed, parseJob, type JobContext, type JobRow } from './kinds.js';
 import { DEFAULT_BACKOFF, classifyFailure, refusedKey, type Backoff } from './outcome.js';
 import {
   claimNext,
+  failJobsForOtherServices,
   hasRunnable,
   type RecoveredJob,
   markSucceeded,
@@ -51,8 +60,12 @@ import { subscribeWakeups } from './wakeups.js';
 
 export interface RunnerDeps {
   database: DatabaseHandle;
-  /** The account whose jobs it runs. */
-  account: Pick<Account, 'id' | 'name'>;
+  /**
+   * The account whose jobs it runs; `ownKey` (a session's), else `api_user` and `api_key` (as in
+   * its row), say whether its credentials are its own (left out: they are, and a 401 refuses the
+   * account).
+   */
+  account: Pick<Account, 'id' | 'name'> & Partial<Pick<Account, 'api_user' | 'api_key'>> & { ownKey?: boolean };
   /** The account's client (createApiClient(app, account)). */
   client: InvoicingClient;
   config: Config;
@@ -72,6 +85,8 @@ export interface JobFinished {
   attempt: number;
   durationMs: number;
   error?: string;
+  /** What kind of failure an attempt that did not succeed met (the service unreachable, the quota spent, …). */
+  failure?: FailureKind;
 }
 
 /** Emitted as `refused` when the service refused the account's key: the runner has stopped. */
@@ -82,12 +97,10 @@ export interface AccountRefused {
   reason: string;
 }
 
-type Step = 'empty' | 'busy' | JobFinished;
+/** `elsewhere`: the account is bound to another service than the client calls. */
+type Step = 'empty' | 'busy' | 'elsewhere' | JobFinished;
 
-/** SQLSTATE of a lock wait that ran into `lock_timeout`. */
-const LOCK_NOT_AVAILABLE = '55P03';
-
-/** How long one try waits for the lock while another runner holds it. */
+/** How long one turn tries for the lock while another runner holds it. */
 const LOCK_WAIT_MS = 500;
 /** Pause between tries while another runner holds the lock and jobs are waiting. */
 const BUSY_RETRY_MS = 10;
@@ -97,6 +110,10 @@ const TROUBLE_RETRY_MS = 2000;
 export class JobRunner extends EventEmitter {
   /** The account whose jobs it runs. */
   readonly account: Pick<Account, 'id' | 'name'>;
+  /** Whether a 401 refuses the account for every process (its own key), or ends this runner only. */
+  private readonly ownKey: boolean;
+  /** The service the client calls (its base URL). */
+  private readonly apiUrl: string;
   private readonly database: DatabaseHandle;
   private readonly db: Kysely<Database>;
   /** Fails with RateLimitedError instead of waiting out a quota pause: the job waits in the table. */
@@ -112,15 +129,23 @@ export class JobRunner extends EventEmitter {
   private loop: Promise<void> | null = null;
   private wakeAgain = false;
   private timer: NodeJS.Timeout | undefined;
+  /** When the timer fires (monotonic ms), and the earliest due time heard of during a pass. */
+  private timerAt = Number.POSITIVE_INFINITY;
+  private dueAt = Number.POSITIVE_INFINITY;
   private listening: Promise<(() => Promise<void>) | undefined> | undefined;
   private readonly inFlight = new Set<Promise<unknown>>();
   private databaseTrouble: { since: Date; error: string } | null = null;
   private refusal: string | null = null;
+  /** The account was found bound to another service (logged once). */
+  private saidElsewhere = false;
   /** When the loop last came round (monotonic ms): each pass, each job's end, each sleep armed. */
 
   constructor(deps: RunnerDeps) {
     super();
     this.account = { id: deps.account.id, name: deps.account.name };
+    // Left out (undefined): its own. The table's check keeps api_user and api_key null together.
+    this.ownKey = deps.account.ownKey ?? deps.account.api_key !== null;
+    this.apiUrl = deps.client.baseUrl;
     this.database = deps.database;
     this.db = deps.database.db;
     this.api = deps.client.withoutWaiting();
@@ -153,26 +178,29 @@ export class JobRunner extends EventEmitter {
 
   /**
    * Runs the account's jobs until none is runnable now (waiting while another runner of the
-   * account holds the lock). `failed` counts failed and interrupted jobs; `refused` is there when
-   * the service refused the account's key, which stopped the run.
+   * account holds the lock); a job whose retry falls due meanwhile is tried again. `ran` counts
+   * jobs, not attempts; `failed` those whose last attempt failed them or left them interrupted
+   * (each attempt is an event `finished`); `refused` is there when the service refused the
+   * account's key, which stopped the run.
    */
   async runUntilEmpty(): Promise<{ ran: number; failed: number; refused?: string }> {
     this.stopping = false;
     this.refusal = null;
-    let ran = 0;
-    let failed = 0;
+    const last = new Map<number, JobFinished>();
     while (!this.stopping) {
       const step = await this.track(this.runOne());
-      if (step === 'empty') break;
+      if (step === 'empty' || step === 'elsewhere') break;
       if (step === 'busy') {
         if (!(await hasRunnable(this.db, this.account.id))) break;
         await sleep(BUSY_RETRY_MS);
         continue;
       }
-      ran++;
-      if (step.status === 'failed' || step.status === 'interrupted') failed++;
+      last.set(step.id, step);
     }
-    return this.refusal === null ? { ran, failed } : { ran, failed, refused: this.refusal };
+    const outcomes = [...last.values()];
+    const failed = outcomes.filter((job) => job.status === 'failed' || job.status === 'interrupted').length;
+    const ran = { ran: outcomes.length, failed };
+    return this.refusal === null ? ran : { ...ran, refused: this.refusal };
   }
 
   /** Runs jobs as they come until `stop()`: woken by NOTIFY, with polling as a backstop. */
@@ -181,7 +209,9 @@ export class JobRunner extends EventEmitter {
     this.started = true;
     this.stopping = false;
     this.refusal = null;
-    this.listening = Promise.resolve(subscribeWakeups(this.database, this.account.id, () => this.wake(), this.log));
+    this.listening = Promise.resolve(
+      subscribeWakeups(this.database, this.account.id, (dueInMs) => this.wakeWithin(dueInMs), this.log),
+    );
     this.wake();
   }
 
@@ -197,6 +227,27 @@ export class JobRunner extends EventEmitter {
     this.started = false;
   }
 
+  /**
+   * A job of the account is due in `ms` (wakeups.ts): now, or the next look is brought forward to
+   * then. A pass under way looks at the queue again when it ends and sleeps no longer than that.
+   */
+  private wakeWithin(ms: number): void {
+    if (ms <= 0) {
+      this.wake();
+      return;
+    }
+    const at = performance.now() + ms;
+    this.dueAt = Math.min(this.dueAt, at);
+    if (this.stopping || !this.started || this.loop || this.timerAt <= at) return;
+    this.sleepUntil(at);
+  }
+
+  private sleepUntil(at: number): void {
+    clearTimeout(this.timer);
+    this.timerAt = at;
+    this.timer = setTimeout(() => this.wake(), Math.max(0, at - performance.now()));
+  }
+
   private wake(): void {
     if (this.stopping || !this.started) return;
     if (this.loop) {
@@ -204,6 +255,7 @@ export class JobRunner extends EventEmitter {
       return;
     }
     clearTimeout(this.timer);
+    this.timerAt = Number.POSITIVE_INFINITY;
     this.loop = this.drain().finally(() => {
       this.loop = null;
       if (this.wakeAgain && !this.stopping) {
@@ -223,6 +275,7 @@ export class JobRunner extends EventEmitter {
           nextMs = (await hasRunnable(this.db, this.account.id)) ? BUSY_RETRY_MS : this.pollMs;
           break;
         }
+        if (step === 'elsewhere') break; // until the next poll: nothing it could run is due sooner
         if (step === 'empty') {
           // Sleep until the next job waiting out a backoff is due, or the polling backstop.
           const dueInMs = await msUntilNextDue(this.db, this.account.id);
@@ -238,7 +291,9 @@ export class JobRunner extends EventEmitter {
       this.log.error({ error: errorMessage(error) }, 'job runner: database error; trying again later');
       nextMs = Math.min(this.pollMs, TROUBLE_RETRY_MS);
     }
-    if (!this.stopping) this.timer = setTimeout(() => this.wake(), nextMs);
+    const dueAt = this.dueAt;
+    this.dueAt = Number.POSITIVE_INFINITY;
+    if (!this.stopping) this.sleepUntil(Math.min(dueAt, performance.now() + nextMs));
     // A refused key stopped it for good: let go of the wakeups (stop() waits for this pass to end).
     else if (this.refusal !== null && this.started) void this.stop();
   }
@@ -260,8 +315,7 @@ export class JobRunner extends EventEmitter {
   /** Under the account's job lock: recover its orphans, claim its next job, carry it out. */
   private runOne(): Promise<Step> {
     return this.db.connection().execute(async (conn) => {
-      const key = lockKey(this.database.schema, 'jobs', this.account.id);
-      if (!(await this.lock(conn, key))) return 'busy';
+      if (!(await takeWaiting(conn, this.account.id, 'jobs', LOCK_WAIT_MS))) return 'busy';
       try {
         for (const job of await recoverOrphans(conn, this.account.id)) {
           this.log.warn(
@@ -270,7 +324,10 @@ export class JobRunner extends EventEmitter {
           );
           this.tell('recovered', job);
         }
-        const job = await claimNext(conn, this.account.id);
+        const service = await this.boundService(conn);
+        if (service === null) return 'empty';
+        if (service === 'elsewhere') return 'elsewhere';
+        const job = await claimNext(conn, this.account.id, service);
         if (!job) return 'empty';
         // The claim above committed durably. What the job writes after it (progress, the
         // mirror refresh, the outcome) may commit without waiting for the WAL flush, which is
@@ -286,26 +343,42 @@ export class JobRunner extends EventEmitter {
         }
       } finally {
         // A lost connection took the lock with it; the first error is the one to report.
-        await sql`select pg_advisory_unlock(${key})`.execute(conn).catch(() => undefined);
+        await releaseLease(conn, this.account.id, 'jobs');
       }
     });
   }
 
   /**
-   * Takes the job lock, waiting up to LOCK_WAIT_MS. The wait runs in a transaction only to scope
-   * `lock_timeout`; the lock itself is a session lock and outlives the transaction.
+   * The account's binding (as stored) when it is the service the client calls: an account not
+   * bound yet is bound to it once a job waits (null: none does), and the account's queued jobs
+   * for another service fail unsent. `elsewhere` when the account is bound to another service
+   * (said once per runner): nothing is claimed.
    */
-  private async lock(conn: Kysely<Database>, key: RawBuilder<bigint>): Promise<boolean> {
-    try {
-      await conn.transaction().execute(async (trx) => {
-        await sql`select set_config('lock_timeout', ${`${LOCK_WAIT_MS}ms`}, true)`.execute(trx);
-        await sql`select pg_advisory_lock(${key})`.execute(trx);
-      });
-      return true;
-    } catch (error) {
-      if ((error as { code?: string }).code === LOCK_NOT_AVAILABLE) return false;
-      throw error;
+  private async boundService(conn: Kysely<Database>): Promise<string | 'elsewhere' | null> {
+    const row = await conn
+      .selectFrom('accounts')
+      .select('service_url')
+      .where('id', '=', this.account.id)
+      .executeTakeFirst();
+    let bound = row?.service_url ?? null;
+    if (bound === null) {
+      if (!(await hasRunnable(conn, this.account.id))) return null;
+      bound = (await bindOrRead(conn, this.account.id, this.apiUrl)).service;
     }
+    if (!sameService(bound, this.apiUrl)) {
+      if (!this.saidElsewhere)
+        this.log.error(
+          { boundTo: bound, client: this.apiUrl },
+          'the account is bound to another service than this runner calls; its jobs are not run here',
+        );
+      this.saidElsewhere = true;
+      return 'elsewhere';
+    }
+    for (const job of await failJobsForOtherServices(conn, this.account.id, bound)) {
+      this.log.warn({ jobId: job.id, kind: job.kind, error: job.message }, 'job failed: queued for another service');
+      this.tell('finished', this.outcomeOf(job, 'failed', job.message));
+    }
+    return bound;
   }
 
   private async execute(db: Kysely<Database>, job: JobRow): Promise<JobFinished> {
@@ -342,9 +415,14 @@ export class JobRunner extends EventEmitter {
     return finished;
   }
 
-  private outcomeOf(job: JobRow, status: JobFinished['status'], error?: string): JobFinished {
+  private outcomeOf(
+    job: Pick<JobRow, 'id' | 'kind' | 'attempts'>,
+    status: JobFinished['status'],
+    error?: string,
+    failure?: FailureKind,
+  ): JobFinished {
     const base = { id: job.id, account: this.account.name, kind: job.kind, status, attempt: job.attempts };
-    return { ...base, durationMs: 0, ...(error === undefined ? {} : { error }) };
+    return { ...base, durationMs: 0, ...(error === undefined ? {} : { error }), ...(failure ? { failure } : {}) };
   }
 
   /** Records an attempt that did not succeed as its disposition says; a refused key also refuses the account. */
@@ -356,7 +434,7 @@ export class JobRunner extends EventEmitter {
     log: Logger,
   ): Promise<JobFinished> {
     const kind = kindNamed(job.kind);
-    const disposition = classifyFailure(error, job, kind, callsMade, this.backoff);
+    const disposition = classifyFailure(error, job, kind, callsMade, this.backoff, this.ownKey);
     const recorded = kind?.policy.afterFailure(job, disposition);
     if (recorded) await mergeResult(db, job.id, recorded);
     if (error instanceof JobFailure && error.touched.length > 0) {
@@ -376,7 +454,7 @@ export class JobRunner extends EventEmitter {
       },
       `job ${disposition.status === 'queued' ? 'will be retried' : disposition.status}`,
     );
-    return this.outcomeOf(job, disposition.status, disposition.message);
+    return this.outcomeOf(job, disposition.status, disposition.message, failureKind(error));
   }
 
   /**
@@ -385,10 +463,19 @@ export class JobRunner extends EventEmitter {
    * The other accounts' runners go on.
    */
   private async refuse(db: Kysely<Database>, during: string): Promise<void> {
-    const reason = await markRefused(db, this.account.id, during);
+    const reason = this.ownKey ? await markRefused(db, this.account.id, during) : refusalReason(during);
     this.refusal = reason;
     this.stopping = true;
-    this.log.error({ reason }, "the service refused the account's API key; its jobs wait until the account is resumed");
+    if (this.ownKey)
+      this.log.error(
+        { reason },
+        "the service refused the account's API key; its jobs wait until the account is resumed",
+      );
+    else
+      this.log.error(
+        { reason },
+        "the service refused this process's INVOICING_API_USER and INVOICING_API_KEY; this runner stops, nothing changed for other processes",
+      );
     this.tell('refused', { accountId: this.account.id, account: this.account.name, reason } satisfies AccountRefused);
   }
 

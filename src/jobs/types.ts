@@ -12,8 +12,14 @@ import type { Database, JobStatus } from '../db/index.js';
 import type { RefreshTarget } from '../sync/index.js';
 import type { CallRecord } from './ledger.js';
 import type { AccountMirror } from './mirror.js';
-import type { Disposition } from './outcome.js';
 import type { Settling } from './settle.js';
+
+/** What becomes of a job after an attempt that did not succeed (decided in outcome.ts). */
+export type Disposition =
+  | { status: 'failed'; message: string }
+  | { status: 'interrupted'; message: string }
+  /** `delayMs`: `run_after` becomes the database's `now()` plus this (never this process's clock). */
+  | { status: 'queued'; message: string; delayMs: number; spendsAttempt: boolean };
 
 /** A claimed job as a handler sees it. */
 export interface JobRow {

@@ -1,24 +1,29 @@
 /**
- * Waking the runners of a process when a job is queued. The trigger of 0001 notifies
- * `<schema>_jobs` with the job's id (on insert, and when a retry or a backoff queues it again);
- * the channel stays one for every account, and the database handle holds one listening
- * connection for it however many subscribe (db/connect.ts). The runners of a process subscribe
- * here, and a notification wakes only the runners of the job's account, looked up by its id once
- * (with a thousand accounts, waking every runner would make each claim in vain). When it cannot
- * tell (the look-up failed, a payload that is not an id) it wakes them all: a runner that wakes
- * and finds nothing is harmless. Every (re)subscription wakes them all too, since jobs may have
- * been queued while it could not hear.
+ * Waking the runners of a process when a job is queued. The `jobs_notify` trigger raises a bare
+ * notification on the jobs channel (db/channels.ts) when a job is queued (on insert, and when a
+ * retry or a backoff queues it again); it names neither the job nor its account, which a confined
+ * role must not learn. The database handle holds one listening connection for it however many
+ * subscribe (db/connect.ts). The runners of a process subscribe here, and a notification, a
+ * forged one included, costs one query: which of the subscribed accounts (active ones) have a
+ * queued job, and when its first is due. Only their runners are woken (with a thousand accounts,
+ * waking every runner would make each claim in vain), and a job due later only brings a runner's
+ * next look forward. Notifications that come while that query runs are answered by one more. When
+ * the query fails it wakes them all: a runner that wakes and finds nothing is harmless. Every
+ * (re)subscription looks too, since jobs may have been queued while it could not hear.
  */
 import { sql } from 'kysely';
 import type { Logger } from 'pino';
+import { listenFor } from '../db/channels.js';
 import type { DatabaseHandle } from '../db/index.js';
-import { errorMessage } from '../errors.js';
 
-type Wake = () => void;
+/** Called with how soon the account's first queued job is due (0: now). */
+export type Wake = (dueInMs: number) => void;
 
 class WakeupHub {
   private readonly byAccount = new Map<number, Set<Wake>>();
-  private unlisten: Promise<(() => Promise<void>) | undefined> | undefined;
+  private unlisten: Promise<() => Promise<void>> | undefined;
+  private looking: Promise<void> | null = null;
+  private lookAgain = false;
 
   constructor(
     private readonly database: DatabaseHandle,
@@ -33,17 +38,8 @@ class WakeupHub {
     const wakes = this.byAccount.get(accountId) ?? new Set<Wake>();
     this.byAccount.set(accountId, wakes.add(wake));
     if (this.unlisten) return;
-    const channel = `${this.database.schema}_jobs`;
-    this.unlisten = this.database
-      .listen(
-        channel,
-        (payload) => void this.route(payload),
-        () => this.wakeAll(),
-      )
-      .catch((error: unknown) => {
-        this.log.warn({ channel, error: errorMessage(error) }, 'cannot LISTEN for new jobs; polling only');
-        return undefined;
-      });
+    const look = () => this.look();
+    this.unlisten = listenFor(this.database, 'jobs', look, this.log, look);
   }
 
   /** Removes a runner; the last one out stops listening. */
@@ -57,29 +53,41 @@ class WakeupHub {
     await unlisten?.().catch(() => undefined);
   }
 
-  private async route(payload: string): Promise<void> {
-    const id = Number(payload);
-    if (!Number.isSafeInteger(id) || this.byAccount.size === 1) return this.wakeAll();
-    try {
-      const { rows } = await sql<{ account_id: number }>`
-        select account_id from jobs where id = ${id}`.execute(this.database.db);
-      const account = rows[0]?.account_id;
-      if (account !== undefined) for (const wake of this.byAccount.get(Number(account)) ?? []) wake();
-    } catch {
-      this.wakeAll();
+  private look(): void {
+    if (this.looking) {
+      this.lookAgain = true;
+      return;
     }
+    this.looking = this.lookOnce().finally(() => {
+      this.looking = null;
+      if (this.lookAgain) {
+        this.lookAgain = false;
+        this.look();
+      }
+    });
   }
 
-  private wakeAll(): void {
-    for (const wakes of this.byAccount.values()) for (const wake of wakes) wake();
+  private async lookOnce(): Promise<void> {
+    const ids = [...this.byAccount.keys()];
+    if (ids.length === 0) return;
+    try {
+      const { rows } = await sql<{ account_id: number; due_in_ms: number }>`
+        select j.account_id, greatest(0, extract(epoch from min(j.run_after) - now()) * 1000)::float8 as due_in_ms
+          from jobs j join accounts a on a.id = j.account_id and a.state = 'active'
+         where j.status = 'queued' and j.account_id = any (${ids}::integer[])
+         group by j.account_id`.execute(this.database.db);
+      for (const row of rows) for (const wake of this.byAccount.get(Number(row.account_id)) ?? []) wake(row.due_in_ms);
+    } catch {
+      for (const wakes of this.byAccount.values()) for (const wake of wakes) wake(0);
+    }
   }
 }
 
 const hubs = new WeakMap<DatabaseHandle, WakeupHub>();
 
 /**
- * Calls `wake` when a job of the account may have become runnable (see the module comment).
- * Returns the function that unsubscribes.
+ * Calls `wake` when a job of the account may have become runnable or been queued for later (see
+ * the module comment). Returns the function that unsubscribes.
  */
 export function subscribeWakeups(
   database: DatabaseHandle,

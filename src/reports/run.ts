@@ -7,6 +7,7 @@ import { sql, type Kysely } from 'kysely';
 import type { Report } from '../catalog/index.js';
 import type { Database } from '../db/index.js';
 import { inScope, type AccountScope } from '../db/scope.js';
+import { UsageError } from '../errors.js';
 
 export interface ReportResult {
   columns: string[];
@@ -20,6 +21,23 @@ export interface ReportRequest {
   page?: { limit: number; offset: number };
   /** The accounts whose rows to show (else all: every view has `account_id`). */
   scope?: AccountScope;
+  /** One period (`2026-Q1`, `2026-03`) of a report with a `period` column (and a `month` one, which matches too). */
+  period?: string;
+}
+
+/**
+ * The rows of one period: `period` equal, or `month` for a report that has both (vat_problems is
+ * by quarter and month). A report without a `period` column has no periods: a UsageError.
+ */
+function periodFilter(report: Report, period: string | undefined) {
+  if (period === undefined) return sql`true`;
+  if (!Object.hasOwn(report.columns, 'period'))
+    throw new UsageError(`report ${report.name} has no periods (--period is for the reports with a period column)`);
+  if (!/^\d{4}-(Q[1-4]|0[1-9]|1[0-2])$/.test(period))
+    throw new UsageError(`--period: '${period}' is not a quarter (2026-Q1) or a month (2026-03)`);
+  return Object.hasOwn(report.columns, 'month')
+    ? sql`(${sql.ref('period')} = ${period} or ${sql.ref('month')} = ${period})`
+    : sql`${sql.ref('period')} = ${period}`;
 }
 
 /** `schema`: where the report's view is; null: the first schema on the search path (the mirror's). */
@@ -33,13 +51,14 @@ export async function runReport(
     select column_name from information_schema.columns
      where table_schema = coalesce(${schema}::text, current_schema()) and table_name = ${report.name}
      order by ordinal_position`.execute(db);
-  const { sort, page, scope = 'all' } = request;
+  const { sort, page, scope = 'all', period } = request;
+  const inPeriod = periodFilter(report, period);
   const order =
     sort && Object.hasOwn(report.columns, sort.column)
       ? sql`${sql.ref(sort.column)} ${sql.raw(sort.descending ? 'desc' : 'asc')} nulls last`
       : sql.raw(report.orderBy);
   const { rows } = await sql<Record<string, unknown>>`
-    select * from ${sql.table(report.name)} where ${inScope(scope)} order by ${order}
+    select * from ${sql.table(report.name)} where ${inScope(scope)} and ${inPeriod} order by ${order}
     ${page ? sql`limit ${page.limit} offset ${page.offset}` : sql``}`.execute(db);
   return { columns: columnRows.map((row) => row.column_name), rows };
 }

@@ -195,6 +195,8 @@ export interface AccountsOptions {
   /** Account 1's credentials. */
   user: string;
   apiKey: string;
+  /** Accounts 1, 2, …'s credentials where given (before `user`/`apiKey` and the `sandbox-i` defaults). */
+  credentials?: readonly { user: string; apiKey: string }[];
   hourlyQuota: number;
 }
 
@@ -205,16 +207,17 @@ export function createAccounts(options: AccountsOptions, calendar: Calendar): Ac
     throw new Error(`accounts: must be an integer from 1 to ${MAX_ACCOUNTS}`);
   const slots: AccountSlot[] = [];
   for (let i = 1; i <= count; i++) {
-    const user = i === 1 ? options.user : accountUser(i);
-    const apiKey = i === 1 ? options.apiKey : accountKey(i);
+    const given = options.credentials?.[i - 1];
+    const user = given?.user ?? (i === 1 ? options.user : accountUser(i));
+    const apiKey = given?.apiKey ?? (i === 1 ? options.apiKey : accountKey(i));
     // Seeds wrap at 32 bits, as the generator reads them, so seed 2^32-1 has all its accounts too.
     const own = i === 1 ? seed : (seed + i - 1) % 2 ** 32;
     slots.push(new AccountSlot(i, user, apiKey, own, options.hourlyQuota, calendar));
   }
-  // The user name picks the account, so account 1's must not be another's.
-  const taken = /^sandbox-([1-9]\d*)$/.exec(options.user);
-  if (taken && Number(taken[1]) >= 2 && Number(taken[1]) <= count)
-    throw new Error(`user: "${options.user}" is the user name of account ${taken[1]}`);
+  // The user name picks the account, so no two accounts may have the same.
+  const users = slots.map((slot) => slot.user);
+  const twice = users.findIndex((user, i) => users.indexOf(user) !== i);
+  if (twice >= 0) throw new Error(`user: "${users[twice]}" is the user name of account ${twice + 1}`);
   slots[0]!.data();
   return slots;
 }

@@ -7,9 +7,9 @@ import { json, text, type Reply } from './actions.js';
 import { ENTITIES, type SandboxEntity } from './fields.js';
 import type { FaultKind } from './faults.js';
 import { accountAt, type SandboxAccount } from './accounts.js';
-import type { Sandbox } from './index.js';
+import type { SandboxClock } from './clock.js';
 import { checkKnobs } from './knobs.js';
-import type { Knobs } from './server.js';
+import type { CallRecord, Knobs } from './server.js';
 import { HttpError, type Rec } from './wire.js';
 
 const obj = (body: unknown): Rec => (body && typeof body === 'object' && !Array.isArray(body) ? (body as Rec) : {});
@@ -31,8 +31,17 @@ function attempt(fn: () => void): Reply {
   return text(200, 'OK');
 }
 
+/** What the admin routes act on: the running sandbox (index.ts's Sandbox), as far as they use it. */
+export interface AdminTarget {
+  readonly calls: CallRecord[];
+  clearCalls(): void;
+  readonly knobs: Knobs;
+  readonly clock: SandboxClock;
+  readonly accounts: SandboxAccount[];
+}
+
 /** The account `?account=N` names (account 1 without it); 404 for one the sandbox does not have. */
-function accountOf(sb: Sandbox, query: URLSearchParams): SandboxAccount {
+function accountOf(sb: AdminTarget, query: URLSearchParams): SandboxAccount {
   const given = query.get('account');
   if (given === null) return sb.accounts[0]!;
   const index = /^\d+$/.test(given.trim()) ? Number(given) : Number.NaN;
@@ -65,7 +74,7 @@ const summary = (a: SandboxAccount) => ({
 });
 
 /** Routes of the shared knobs and clock. */
-function shared(sb: Sandbox, route: string, b: Rec): Reply | undefined {
+function shared(sb: AdminTarget, route: string, b: Rec): Reply | undefined {
   if (route === 'GET knobs') return json(JSON.stringify(sb.knobs));
   if (route === 'PUT knobs' || route === 'POST knobs') {
     Object.assign(
@@ -133,7 +142,7 @@ function ofAccount(a: SandboxAccount, method: string, parts: string[], b: Rec): 
  * The admin routes. Knobs, clock and `GET accounts` are shared; the others act on account 1, or on
  * account N with `?account=N`. `GET calls` without it lists every call (each names its account).
  */
-export function adminHandler(sandbox: () => Sandbox) {
+export function adminHandler(sandbox: () => AdminTarget) {
   return (method: string, path: string, query: URLSearchParams, body: unknown): Reply => {
     const sb = sandbox();
     const parts = path.split('/').filter(Boolean).slice(1);

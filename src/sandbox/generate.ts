@@ -5,10 +5,11 @@
  */
 import { registerPayment, sentInvoice } from './invoices.js';
 import { addDays, addMonths, dayMs } from './clock.js';
-import { countryIdOf } from './countries.js';
 import { recompute, priceInTax } from './derive.js';
 import { CLIENT_DETAILS, ENTITIES, FREQUENCIES, type SandboxEntity } from './fields.js';
 import { chance, int, mixSeed, mulberry32, pick, type Rng } from './prng.js';
+import { countryIdOf } from './countries.js';
+import { adjustSentInvoice, assignClientVat, vatLines } from './vat-data.js';
 import { linesToWire, money, round, type Rec, type WireLine } from './wire.js';
 
 const FIRST = [
@@ -55,6 +56,7 @@ const TRADES = [
   'Kapsalon',
   'Webdesign',
 ];
+const FOREIGN = ['BE', 'DE', 'FR', 'GB', 'US', 'ES'];
 const SUFFIX = ['', ' B.V.', ' V.O.F.', ' & Zn.', ''];
 const CITIES = [
   'Amsterdam',
@@ -106,7 +108,6 @@ const CONDITIONS = [
   '',
   'Reeds voldaan',
 ];
-const FOREIGN = ['BE', 'DE', 'FR', 'GB', 'US', 'ES'];
 
 /** How many records each entity gets by default: `records` split evenly, the remainder to the first ones. */
 export function splitCounts(
@@ -261,6 +262,7 @@ export function generateClient(seed: number, id: number, today: string): Rec {
     address_addon: chance(rng, 0.1) ? '2e verdieping' : '',
     zipcode: `${int(rng, 1000, 9999)} ${String.fromCharCode(65 + int(rng, 0, 25), 65 + int(rng, 0, 25))}`,
     city: pick(rng, CITIES),
+    // Drawn as before (the draws after it stay as they were), then set with the VAT status below.
     country: foreign ? countryIdOf(pick(rng, FOREIGN)) : '146',
     phone: chance(rng, 0.3) ? '' : `010-${int(rng, 1000000, 9999999)}`,
     mobile: chance(rng, 0.5) ? '' : `06-${int(rng, 10000000, 99999999)}`,
@@ -295,6 +297,7 @@ export function generateClient(seed: number, id: number, today: string): Rec {
     tax_type: chance(rng, 0.8) ? 'extax' : 'intax',
     default_category: chance(rng, 0.8) ? '0' : String(int(rng, 1, 5)),
   };
+  assignClientVat(seed, rec);
   if (id % 13 === 0) rec.custom_1 = chance(rng, 0.5) ? '' : 'VIP';
   if (id % 17 === 0) rec.timestamp = String(1_700_000_000 + id * 37);
   return rec;
@@ -483,7 +486,9 @@ export function generateSentInvoice(seed: number, id: number, ctx: GenContext): 
     ? `${day.slice(0, 4)}-${String(id).padStart(2, '0')}`
     : `F${day.slice(0, 4)}${String(id).padStart(5, '0')}`;
   const client = ctx.clients.find((c) => c.clientnr === saved.clientnr);
+  vatLines(id, saved, client);
   const invoice = sentInvoice({ ...saved, alreadypaid: '0' }, id, invoicenr, day, client);
+  adjustSentInvoice(id, invoice, day);
   const total = Number(invoice.totalintax) || 0;
   const due = String(invoice.duedate);
   const roll = rng();
@@ -495,6 +500,7 @@ export function generateSentInvoice(seed: number, id: number, ctx: GenContext): 
       registerPayment(invoice, { amount: round(total / 2, 2), date: paid, method: 'bank' }, ctx.today);
     else if (roll < 0.83 && addDays(due, 60) < ctx.today) invoice.uncollectible = addDays(due, 60);
   }
-  if (legacy) Object.assign(invoice, { sent: '', duedate: '', profile: '0', discounttype: '', history: [] });
+  if (legacy)
+    Object.assign(invoice, { sent: '', duedate: '', profile: '0', discounttype: '', history: [], tax_shifted: null });
   return invoice;
 }

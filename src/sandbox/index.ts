@@ -55,6 +55,8 @@ export interface SandboxOptions {
    * quota, faults and call log; the clock and the other knobs are shared.
    */
   accounts?: number;
+  /** The credentials of accounts 1, 2, … (default: `user`/`apiKey` for account 1, `sandbox-i` for the others). */
+  credentials?: readonly { user: string; apiKey: string }[];
 }
 
 /** A running sandbox. `user`, `apiKey`, `failNext`, `resetQuota`, `quotaRemaining` and `store` are account 1's. */
@@ -124,6 +126,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       seed: options.seed ?? 1,
       user: options.user ?? 'sandbox',
       apiKey: options.apiKey ?? 'sandbox',
+      ...(options.credentials ? { credentials: options.credentials } : {}),
       hourlyQuota: knobs.hourlyQuota,
     },
     calendar,

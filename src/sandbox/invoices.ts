@@ -58,7 +58,8 @@ export function sentInvoice(source: Rec, id: number, invoicenr: string, day: str
     reference: source.reference ?? { line1: '', line2: '', line3: '' },
     lines: source.lines ?? [],
     profile: source.profile ?? '0',
-    category: '0',
+    // The document's category, else the client's default one (its ledger is where the revenue goes).
+    category: source.category && source.category !== '0' ? source.category : (client?.default_category ?? '0'),
     discounttype: source.discounttype ?? '',
     discount: source.discount ?? '0',
     paymentcondition: source.paymentcondition ?? '',

@@ -119,6 +119,14 @@ export async function route(ctx: RouteContext, req: ApiRequest): Promise<Reply> 
     return json(JSON.stringify(entries.slice(start, count < 0 ? undefined : start + count)));
   }
 
+  if (head === 'taxes' || head === 'categories') {
+    if (m !== 'GET') throw methodNotAllowed();
+    if (rest.length > 0) throw new HttpError(404, 'Not found');
+    const { start, count } = paging(ctx, head, req.query);
+    const all = head === 'taxes' ? account.taxRates : account.categories;
+    return json(JSON.stringify(all.slice(start, count < 0 ? undefined : start + count)));
+  }
+
   if (head === 'search') {
     if (m !== 'GET') throw methodNotAllowed();
     if (rest.length < 3) throw bad('search needs /search/{area}/{field}/{query}');

@@ -6,6 +6,7 @@ import { ACCOUNT_TAX_RATES, applyFields, CLIENT_DETAILS, ENTITIES, keyOf, type S
 import { recompute, priceInTax } from './derive.js';
 import { generateRecord, generateSentInvoice, splitCounts, stepFrequency, type GenContext } from './generate.js';
 import { sentInvoice } from './invoices.js';
+import { generateCategories, generateTaxRates } from './reference.js';
 import { chance, int, mixSeed, mulberry32, pick, type Rng } from './prng.js';
 import { Table } from './table.js';
 import { bad, decimalsOf, readNumber, type Rec } from './wire.js';
@@ -58,12 +59,17 @@ export class Account {
   readonly tables: Record<SandboxEntity, Table>;
   /** Invoices that were sent (area `invoices` of search). */
   readonly invoices = new Table();
+  /** The account's VAT rates (`GET /taxes`) and categories (`GET /categories`), as the wire has them. */
+  readonly taxRates: Rec[];
+  readonly categories: Rec[];
   private readonly churnRng: Rng;
   private lastDay: string;
 
   constructor(private readonly options: AccountOptions) {
     this.tables = Object.fromEntries(ENTITIES.map((e) => [e, new Table()])) as Record<SandboxEntity, Table>;
     this.churnRng = mulberry32(mixSeed(options.seed, 0xc4a2));
+    this.taxRates = generateTaxRates(options.seed);
+    this.categories = generateCategories(options.seed);
     this.lastDay = options.today();
     const counts = splitCounts(options.records, options.perEntity);
     const ctx: GenContext = { seed: options.seed, today: this.lastDay, clients: [] };

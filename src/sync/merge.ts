@@ -44,10 +44,10 @@ function columnExpression(definition: EntityDefinition, column: Column): string 
 /**
  * How a page is written. `merge` is the general statement: it compares with what is stored and
  * writes only what changed. `insert` is for a page of records none of which is stored yet (a
- * backfill into an empty table): plain inserts, no conflict checks and no trimming of old lines,
- * which makes a first fill cheaper. If a record of such a page is stored after all (listed twice,
- * or written meanwhile by a job's refresh), the insert fails as a whole on the key and the page is
- * merged instead (see writePage).
+ * backfill into an empty table): plain inserts, no conflict checks, no trimming of old lines and
+ * change rows without `after`, which makes a first fill cheaper. If a record of such a page is
+ * stored after all (listed twice, or written meanwhile by a job's refresh), the insert fails as a
+ * whole on the key and the page is merged instead (see writePage).
  */
 export type WriteMode = 'merge' | 'insert';
 
@@ -66,7 +66,8 @@ function mergeSql(definition: EntityDefinition, mode: WriteMode): string {
   const names = definition.columns.map((c) => quoteName(c.name));
   // In `insert` mode every incoming record is inserted (or the statement fails), so the changes,
   // the lines and the counts read `incoming` itself: the insert returns nothing, and the raw
-  // records are not copied through two more materialized steps.
+  // records are not copied through two more materialized steps. No `after`: see
+  // src/db/change-after.ts.
   const write =
     mode === 'insert'
       ? `
@@ -75,7 +76,7 @@ written as (
   select $3::int, ${names.join(', ')}, raw, raw_hash from incoming
 ),
 classified as not materialized (
-  select i.${key} as key, i.raw as after, null::jsonb as before, 'insert' as op from incoming i
+  select i.${key} as key, null::jsonb as after, null::jsonb as before, 'insert' as op from incoming i
 ),`
       : `
 previous as (

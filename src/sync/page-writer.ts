@@ -7,13 +7,12 @@
  * refuses because of one record's data (a value it cannot parse or store) is split in halves until
  * the record is alone; that record is reported (`onRecordRefused`) and the others are stored.
  */
-import type { Kysely } from 'kysely';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ValueIssue } from '../api/index.js';
-import type { Database } from '../db/index.js';
 import { isConnectionLost } from '../errors.js';
 import type { EntityDefinition } from './entities.js';
-import { writePage, type WriteMode } from './merge.js';
+import type { EntityTable } from './entity-table.js';
+import type { WriteMode } from './merge.js';
 import { firstRecordOf, joinPages, splitPage, type PageText } from './page-text.js';
 import { skippedRecord } from './rejected.js';
 
@@ -61,11 +60,9 @@ export class PageWriter {
   private readonly gatheredKeys = new Set<number>();
 
   constructor(
-    /** Where pages are written (the pool when several are written at once). */
-    readonly db: Kysely<Database>,
-    private readonly accountId: number,
-    private readonly definition: EntityDefinition,
-    private readonly runId: number,
+    /** The entity's table, on the connection pages are written through (the pool when several are written at once). */
+    private readonly table: EntityTable,
+    private readonly runId: number | null,
     private mode: WriteMode,
     private readonly concurrency: number,
     private readonly onRecordRefused: (record: RefusedRecord) => void,
@@ -156,7 +153,7 @@ export class PageWriter {
    */
   private async retrying(page: PageText, deadlocks = 0, connectionsLost = 0): Promise<void> {
     try {
-      const written = await writePage(this.db, this.accountId, this.definition, page, this.runId, this.mode);
+      const written = await this.table.writePage(page, this.runId, this.mode);
       // Once a page had to be merged, so are the rest (a page still in flight may finish as inserts).
       if (written.mode === 'merge') this.mode = 'merge';
       this.counts.inserted += written.inserted;

@@ -6,7 +6,7 @@
  */
 import type { Logger } from 'pino';
 import { grouped, plural } from '../format.js';
-import type { SyncProgress } from './run.js';
+import type { SyncProgress } from './types.js';
 
 const LOG_EVERY_MS = 5000;
 

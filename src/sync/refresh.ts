@@ -14,9 +14,8 @@ import { errorMessage } from '../errors.js';
 import { logger as defaultLogger } from '../log.js';
 import type { SingleReadEntity } from '../catalog/index.js';
 import { definitionOf, identify, recordKey, type ReadEntityRecord } from './entities.js';
-import { markDeleted } from './merge.js';
+import { entityTable } from './entity-table.js';
 import { PageWriter, refusedIssue, type RefusedRecord } from './page-writer.js';
-import { recordIssues, replaceRecordIssues } from './rejected.js';
 import { stagePage } from './staging.js';
 
 export interface RefreshTarget {
@@ -101,23 +100,23 @@ class EntityRefresh {
 
   async entity(entity: SingleReadEntity, ids: readonly number[]): Promise<RefreshCounts> {
     const definition = definitionOf(entity);
+    const table = entityTable({ account: { id: this.deps.accountId }, db: this.deps.db }, definition);
     const counts: RefreshCounts = { fetched: 0, inserted: 0, updated: 0, deleted: 0, unchanged: 0 };
     const reads: ReadEntityRecord[] = [];
     for (const id of ids) {
       try {
         const read = await this.deps.client.read(entity, id);
         counts.fetched++;
-        await replaceRecordIssues(this.deps.db, this.deps.accountId, entity, String(id), this.runId, read.issues);
+        await table.replaceRecordIssues(String(id), this.runId, read.issues);
         reads.push(read);
       } catch (error) {
         if (!(error instanceof NotFoundError)) this.failed(entity, id, error);
-        else if (await markDeleted(this.deps.db, this.deps.accountId, definition, id, this.runId)) counts.deleted++;
+        else if (await table.markDeleted(id, this.runId)) counts.deleted++;
       }
     }
     if (reads.length === 0) return counts;
     const refused: RefusedRecord[] = [];
-    const { db, accountId } = this.deps;
-    const writer = new PageWriter(db, accountId, definition, this.runId, 'merge', 1, (r) => refused.push(r));
+    const writer = new PageWriter(table, this.runId, 'merge', 1, (r) => refused.push(r));
     try {
       await writer.write(
         stagePage(
@@ -131,9 +130,7 @@ class EntityRefresh {
     } catch (error) {
       for (const read of reads) this.failed(entity, recordKey(definition, read), error);
     }
-    await recordIssues(
-      this.deps.db,
-      this.deps.accountId,
+    await table.recordIssues(
       this.runId,
       refused.map((r) => refusedIssue(definition, r)),
     );

@@ -10,6 +10,7 @@
  * nothing (the next complete pass does). A pass older than the reconcile interval starts afresh.
  */
 import { sql, type Kysely } from 'kysely';
+import type { Logger } from 'pino';
 import type { Database } from '../db/index.js';
 
 /** Where a pass stands, as saved. */
@@ -111,4 +112,60 @@ export async function saveCursor(
 /** The pass is over (complete, or to begin afresh): its cursor goes. */
 export async function dropCursor(db: Kysely<Database>, accountId: number, entity: string): Promise<void> {
   await db.deleteFrom('pull_cursors').where('account_id', '=', accountId).where('entity', '=', entity).execute();
+}
+
+/** A list's position as paging gives it (the api's ListPosition). */
+interface Position {
+  nextStart: number;
+  lastPage: { start: number; ids: readonly string[] };
+}
+
+/**
+ * The check of a resumed list, page by page until its first page: the page the earlier reading
+ * ended with, read again, holding the same ids (and ending where it ended) proves that nothing
+ * moved across the resume point, and need not be stored again (`repeat`). Other ids, or a list
+ * that no longer reaches the resume point, mean a record may have been skipped: the pass is
+ * `shifted` (the warning says so), and sweeps nothing.
+ */
+export class ResumeCheck {
+  private pending = true;
+  shifted: string | null = null;
+
+  constructor(
+    private readonly label: string,
+    private readonly cursor: PassCursor,
+    private readonly log: Logger,
+  ) {}
+
+  /** The first page read (with the list's position after it): whether to skip it as the repeat it is. */
+  repeat(pageStart: number, position: Position | null): boolean {
+    if (!this.pending) return false;
+    this.pending = false;
+    const { lastPage, nextStart } = this.cursor;
+    if (pageStart !== lastPage.start) return false;
+    if (position && sameIds(position.lastPage.ids, lastPage.ids) && position.nextStart === nextStart) return true;
+    this.shiftedBecause(
+      `the page at start=${pageStart} holds other records than when it was read); going on, but nothing is marked deleted this time`,
+    );
+    return false;
+  }
+
+  /** The list ended: one that ended before its first page no longer reaches the resume point. */
+  ended(complete: boolean): void {
+    if (!this.pending || !complete || this.cursor.lastPage.ids.length === 0) return;
+    this.pending = false;
+    this.shiftedBecause(
+      `it no longer reaches start=${this.cursor.lastPage.start}); nothing is marked deleted this time`,
+    );
+  }
+
+  private shiftedBecause(why: string): void {
+    this.shifted = `${this.label}: the list changed while the pull was away (${why}`;
+    this.log.warn({ list: this.label }, this.shifted);
+  }
+}
+
+function sameIds(ids: readonly string[], expected: readonly string[]): boolean {
+  const set = new Set(ids);
+  return set.size === expected.length && expected.every((id) => set.has(id));
 }

@@ -1,126 +1,51 @@
 /**
  * A sync run: pulls each entity through the client, merges page by page, sweeps deletes after a
  * complete pull (with the delete safeguard), and records the run in `sync_runs`. A run pulls one
- * account; one run at a time per account, across processes (a session advisory lock held for the
- * whole run).
+ * account; one run at a time per account, across processes (the account's `sync` lock, a lease of
+ * the run's connection held for the whole run: db/locks.ts).
  *
  * Statuses: `succeeded` when every entity was pulled completely and stored exactly; `partial`
  * when some were not (an error, the rate limit, held deletes, values not stored as sent, a stop
  * request); `failed` when none was and nothing was written. One entity's failure does not stop
  * the others; only a spent quota, refused credentials or an unreachable service end the run.
  */
-import { sql, type Kysely } from 'kysely';
-import type { Logger } from 'pino';
-import type { InvoicingClient } from '../api/index.js';
+import type { PullingSession } from '../accounts/session.js';
 import { ENTITY_NAMES, type EntityName } from '../catalog/index.js';
 import {
   ABANDONED_PULL,
   closeOrphanedRuns,
   closeRunIfRunning,
   finishRun,
-  lockKey,
   recordPendingRunEnds,
   recordRunEnd,
   recordRunProgress,
+  releaseLease,
   startRun,
-  type Database,
-  type EntityCounts,
+  takeLease,
   type SyncRunStatus,
 } from '../db/index.js';
 import { RunError, errorMessage, isConnectionLost } from '../errors.js';
-import { logger as defaultLogger } from '../log.js';
 import { DEFINITIONS, type EntityDefinition } from './entities.js';
 import {
   prepareEntityPull,
   readEntity,
   type EntityPullResult,
   type PreparedPull,
-  type PullContext,
   type ReadPull,
 } from './entity-pull.js';
 import { DEFAULT_RECONCILE_HOURS } from './incremental.js';
+import { Ahead, Behind } from './pipeline.js';
 import { passUnderWay } from './resume.js';
-import type { DeletePolicy } from './safeguard.js';
+import { failureOf, stopsRun } from './stop.js';
+import type { EntityOutcome, PullRun, PullSettings, RunEntityCounts, SyncOptions } from './types.js';
 
-export interface SyncDeps {
-  db: Kysely<Database>;
-  /** The account pulled; `client` is that account's. */
-  accountId: number;
-  client: InvoicingClient;
-  schema: string;
-  logger?: Logger;
-  /**
-   * Pages written at the same time, each in its own transaction on its own connection (default
-   * 1). Postgres parses and stores a page on one core; two let a second core work while the
-   * next page is fetched.
-   */
-  writeConcurrency?: number;
-  /** The delete safeguard's settings (default: DEFAULT_DELETE_POLICY with the options' allowDeletes). */
-  deletes?: DeletePolicy;
-  /** Hours after which a sync pulls an incremental entity in full again (default 24). */
-  reconcileAfterHours?: number;
-}
-
-export interface SyncProgress {
-  entity: EntityName;
-  /** Records received so far for this entity. */
-  fetched: number;
-  /** List pages received so far. */
-  pages: number;
-  /**
-   * The records expected: the live rows the last complete pull left, for a full pull of an entity
-   * pulled completely before; null when not known (a first pull, an incremental one).
-   */
-  expected: number | null;
-  /** Time since this entity's pull began. */
-  elapsedMs: number;
-  /**
-   * `pulling` until the entity's pull is over; `done` when its list was read to the end,
-   * `stopped` when Ctrl-C (or SIGTERM) stopped it after a page, else `failed`.
-   */
-  state: 'pulling' | 'done' | 'stopped' | 'failed';
-}
-
-export interface SyncOptions {
-  kind: 'backfill' | 'sync';
-  /** Default: every entity. */
-  entities?: readonly EntityName[];
-  /** Records per list request (default: the client's). */
-  pageSize?: number;
-  onProgress?: (progress: SyncProgress) => void;
-  /**
-   * Aborting stops the run after the page being written. The run is marked `interrupted` at once
-   * (so `status` tells the truth even if the process is then killed) and ends so, unless every
-   * entity had completed.
-   */
-  signal?: AbortSignal;
-  /** Entities whose deletes are applied however many (when `deps.deletes` is not given). */
-  allowDeletes?: string[] | 'all';
-  /** A full, reconciling pull of the incremental entities (a backfill always is one). */
-  full?: boolean;
-  /**
-   * Asked after each page of a full pull: a reason to give way (the daemon's slice is over, a job
-   * is waiting), or null to go on. Giving way ends the run after that page; the entity's pass goes
-   * on from there at the next pull (resume.ts).
-   */
-  giveWay?: () => string | null;
-}
-
-/** What a run records per entity in `sync_runs.counts`. */
-export interface RunEntityCounts extends EntityCounts {
-  restored: number;
-  /** Records found missing upstream whose delete is held (the delete safeguard). */
-  held: number;
-  /** Values not stored as sent (rejected, repaired, or their record skipped); see `rejected_values`. */
-  rejected: number;
-}
-
-export interface EntityOutcome extends RunEntityCounts {
-  complete: boolean;
-  /** Set when only what could have changed was pulled (see incremental.ts). */
-  incremental?: boolean;
-  error?: string;
-}
+export type {
+  EntityOutcome,
+  PullSettings,
+  RunEntityCounts,
+  SyncOptions,
+  SyncProgress,
+} from './types.js';
 
 type Outcomes = Partial<Record<EntityName, EntityOutcome>>;
 
@@ -143,37 +68,39 @@ export class SyncBusyError extends RunError {
   }
 }
 
-export async function runSync(deps: SyncDeps, options: SyncOptions): Promise<SyncOutcome> {
-  const log = deps.logger ?? defaultLogger;
+/** Pulls the session's account: the entities the options name, with the configuration's settings. */
+export async function runSync(
+  session: PullingSession,
+  settings: PullSettings,
+  options: SyncOptions,
+): Promise<SyncOutcome> {
+  const { log } = session;
   const wanted = options.entities ?? ENTITY_NAMES;
   const definitions = DEFINITIONS.filter((e) => wanted.includes(e.name));
-
-  const { accountId } = deps;
-  const lock = lockKey(deps.schema, 'sync', accountId);
-  // The lock is a session lock, so the whole run stays on one connection.
-  return deps.db.connection().execute(async (db) => {
-    const { rows } = await sql<{ locked: boolean }>`select pg_try_advisory_lock(${lock}) as locked`.execute(db);
-    if (!rows[0]?.locked) throw new SyncBusyError();
+  const accountId = session.account.id;
+  // The lock is the session's, so the whole run stays on one connection.
+  return session.db.connection().execute(async (runDb) => {
+    if (!(await takeLease(runDb, accountId, 'sync'))) throw new SyncBusyError();
     try {
       // We hold the lock, so no run still marked running goes on: first record the true ends of
       // this process's runs the database did not take, then close what other processes left.
-      await recordPendingRunEnds(db);
-      await closeOrphanedRuns(db, accountId, ['backfill', 'sync'], ABANDONED_PULL);
+      await recordPendingRunEnds(runDb);
+      await closeOrphanedRuns(runDb, accountId, ['backfill', 'sync'], ABANDONED_PULL);
       const runId = await startRun(
-        db,
+        runDb,
         accountId,
         options.kind,
         definitions.map((d) => d.name),
       );
       const markInterrupted = () => {
-        void closeRunIfRunning(deps.db, runId, 'interrupted', interruptedMessage(options.signal)).catch(
+        void closeRunIfRunning(session.db, runId, 'interrupted', interruptedMessage(options.signal)).catch(
           (error: unknown) => log.warn({ runId, error: errorMessage(error) }, 'could not mark the run interrupted'),
         );
       };
       options.signal?.addEventListener('abort', markInterrupted, { once: true });
       try {
-        const pass = await passUnderWay(db, accountId, deps.reconcileAfterHours ?? DEFAULT_RECONCILE_HOURS);
-        return await pullAll({ db, accountId, deps, options, runId, log, pass }, definitions);
+        const pass = await passUnderWay(runDb, accountId, settings.reconcileAfterHours ?? DEFAULT_RECONCILE_HOURS);
+        return await pullAll({ session, runDb, settings, options, runId, pass }, definitions);
       } catch (error) {
         // The run's own connection failed (the database restarted, the backend was ended) or the
         // database refused a write (a full disk): the pull stops, and the run is marked failed
@@ -182,7 +109,7 @@ export async function runSync(deps: SyncDeps, options: SyncOptions): Promise<Syn
           ? `the database connection was lost: ${errorMessage(error)}`
           : `the pull stopped: ${errorMessage(error)}`;
         log.error({ runId, error: errorMessage(error) }, 'sync run failed');
-        if (!(await recordRunEnd(deps.db, runId, 'failed', message)))
+        if (!(await recordRunEnd(session.db, runId, 'failed', message)))
           log.warn({ runId }, 'could not mark the run failed yet; trying again in the background');
         throw new RunError(`run ${runId} failed: ${message}`);
       } finally {
@@ -190,94 +117,114 @@ export async function runSync(deps: SyncDeps, options: SyncOptions): Promise<Syn
       }
     } finally {
       // A lost connection took the lock with it.
-      await sql`select pg_advisory_unlock(${lock})`.execute(db).catch(() => undefined);
+      await releaseLease(runDb, accountId, 'sync');
     }
   });
 }
 
-/** The run's story: each entity pulled in turn (until the run is stopped), then the run's end recorded. */
-async function pullAll(context: PullContext, everyDefinition: readonly EntityDefinition[]): Promise<SyncOutcome> {
-  const { db, deps, options, runId, log } = context;
-  const requestsAtStart = deps.client.requestsMade;
-  const outcomes: Outcomes = {};
-  let stopReason: string | null = null;
-  let refused = false;
-  let gaveWay: string | null = null;
-  const definitions = stillToPull(context, everyDefinition);
-  log.info({ runId, kind: options.kind, entities: definitions.map((d) => d.name) }, 'sync run started');
+/** What the run has found so far: each entity's outcome, and why it stops (if it does). */
+interface RunStory {
+  readonly outcomes: Outcomes;
+  stopReason: string | null;
+  refused: boolean;
+  gaveWay: string | null;
+}
 
-  // The next entity's pull is planned and its first page asked for as soon as this one has read
-  // what it reads from the service, while it is written; and, when its reading leaves the run's
-  // connection alone (see ReadPull.concludesAside), read while this one concludes (sweeps, records
-  // its pull) on the run's connection. So the service is asked for pages while the mirror
-  // concludes, rather than waiting for it, and one conclusion runs at a time, in entity order.
-  let prepared: Promise<PreparedPull | undefined> | undefined;
-  let concluding: { definition: EntityDefinition; result: Promise<EntityPullResult> } | undefined;
+/** Takes an entity's result into the run's story. */
+function tell(story: RunStory, definition: EntityDefinition, { outcome, stop }: EntityPullResult): void {
+  story.outcomes[definition.name] = outcome;
+  if (stop.kind === 'refused') story.refused = true;
+  if (stopsRun(stop)) story.stopReason = failureOf(stop) ?? 'stopped';
+  if (stop.kind === 'gaveWay') {
+    story.gaveWay = stop.reason;
+    story.stopReason = `gave way (${stop.reason}); the next run goes on where this one stopped`;
+  }
+}
+
+/**
+ * The run's story: each entity pulled in turn (until the run is stopped), then the run's end
+ * recorded. The next entity's pull is planned and its first page asked for as soon as this one
+ * has read what it reads from the service, while it is written (`Ahead`); and, when its reading
+ * leaves the run's connection alone (see ReadPull.concludesAside), read while this one concludes
+ * (sweeps, records its pull) on the run's connection (`Behind`). So the service is asked for pages
+ * while the mirror concludes, rather than waiting for it, and one conclusion runs at a time, in
+ * entity order.
+ */
+async function pullAll(run: PullRun, everyDefinition: readonly EntityDefinition[]): Promise<SyncOutcome> {
+  const { session, options, runId } = run;
+  const requestsAtStart = session.client.requestsMade;
+  const story: RunStory = { outcomes: {}, stopReason: null, refused: false, gaveWay: null };
+  const definitions = stillToPull(run, everyDefinition);
+  session.log.info({ runId, kind: options.kind, entities: definitions.map((d) => d.name) }, 'sync run started');
   const record = async (definition: EntityDefinition, pulled: EntityPullResult) => {
-    const { outcome, stopRun } = pulled;
-    refused ||= pulled.refused;
-    outcomes[definition.name] = outcome;
-    if (stopRun) stopReason = outcome.error ?? 'stopped';
-    if (pulled.gaveWay) {
-      gaveWay = pulled.gaveWay;
-      stopReason = `gave way (${gaveWay}); the next run goes on where this one stopped`;
-    }
-    await recordRunProgress(db, runId, countsOf(outcomes), deps.client.requestsMade - requestsAtStart);
+    tell(story, definition, pulled);
+    await recordRunProgress(run.runDb, runId, countsOf(story.outcomes), session.client.requestsMade - requestsAtStart);
   };
-  /** Waits for the entity concluding aside, and records it. */
-  const concluded = async () => {
-    if (!concluding) return;
-    const { definition, result } = concluding;
-    concluding = undefined;
-    await record(definition, await result);
-  };
+  const ahead = new Ahead<PreparedPull>();
+  const behind = new Behind<EntityPullResult>();
   try {
     for (const [index, definition] of definitions.entries()) {
-      if (options.signal?.aborted) stopReason ??= 'stopped before it finished';
-      if (stopReason) break;
-      const next = definitions[index + 1];
-      const ahead = await prepared;
-      prepared = undefined;
-      const prepareNext = () => {
-        if (next && !options.signal?.aborted)
-          prepared ??= prepareEntityPull(context, next).catch((error: unknown) => {
-            log.warn({ entity: next.name, error: errorMessage(error) }, 'could not plan the next entity ahead');
-            return undefined;
-          });
-      };
-      let read = await readEntity(context, definition, { prepared: ahead, onRequestsDone: prepareNext });
-      // The entity before failed to conclude: the run fails, once this one's last pages are stored.
-      await concluded().catch(async (error: unknown) => {
-        await read.stored;
-        throw error;
-      });
-      if (read.connectionLost && !options.signal?.aborted)
-        read = await readAgain(context, definition, read, prepareNext);
+      if (options.signal?.aborted) story.stopReason ??= 'stopped before it finished';
+      if (story.stopReason) break;
+      const read = await readInTurn(run, definition, definitions[index + 1], ahead, behind);
       // Read to its end and nothing to stop for: the next entity is read while this one concludes.
-      if (read.concludesAside && !read.stopRun && !read.gaveWay && !stopReason && next) {
-        const result = read.conclude();
-        result.catch(() => {}); // awaited by concluded(), after the next entity's reading
-        concluding = { definition, result };
-      } else await record(definition, await read.conclude());
+      const goesOn = !stopsRun(read.stop) && read.stop.kind !== 'gaveWay';
+      if (read.concludesAside && goesOn && !story.stopReason && definitions[index + 1])
+        behind.begin(read.conclude(), (pulled) => record(definition, pulled));
+      else await record(definition, await read.conclude());
     }
   } finally {
     // A failure elsewhere (the run fails): a conclusion under way is let finish first.
-    if (concluding) await concluding.result.catch(() => {});
+    await behind.drain();
   }
-  await concluded();
+  await behind.settle();
   // A pull planned ahead and not run (the run stopped): its plan is let finish.
-  await prepared;
+  await ahead.take();
+  return finishPull(run, story, definitions.length, session.client.requestsMade - requestsAtStart);
+}
 
-  const { status, error } = runEnd(outcomes, definitions.length, stopReason, options.signal, gaveWay !== null);
-  const requestsMade = deps.client.requestsMade - requestsAtStart;
-  await finishRun(db, runId, {
+/**
+ * Reads an entity in its turn (from its plan made ahead, if any), planning the next one ahead as
+ * soon as its requests are done; the conclusion behind it is taken meanwhile (its failure fails
+ * the run, once this one's last pages are stored). A reading that lost a connection reads again.
+ */
+async function readInTurn(
+  run: PullRun,
+  definition: EntityDefinition,
+  next: EntityDefinition | undefined,
+  ahead: Ahead<PreparedPull>,
+  behind: Behind<EntityPullResult>,
+): Promise<ReadPull> {
+  const { options, session } = run;
+  const prepared = await ahead.take();
+  const prepareNext = () => {
+    if (next && !options.signal?.aborted)
+      ahead.begin(
+        () => prepareEntityPull(run, next),
+        (error) =>
+          session.log.warn({ entity: next.name, error: errorMessage(error) }, 'could not plan the next entity ahead'),
+      );
+  };
+  const read = await readEntity(run, definition, { prepared, onRequestsDone: prepareNext });
+  await behind.settle(read.stored);
+  if (read.stop.kind === 'connectionLost' && !options.signal?.aborted)
+    return readAgain(run, definition, read, prepareNext);
+  return read;
+}
+
+/** Records the run's end from its story. */
+async function finishPull(run: PullRun, story: RunStory, wanted: number, requestsMade: number): Promise<SyncOutcome> {
+  const { session, options, runId } = run;
+  const { outcomes, stopReason, refused, gaveWay } = story;
+  const { status, error } = runEnd(outcomes, wanted, stopReason, options.signal, gaveWay !== null);
+  await finishRun(run.runDb, runId, {
     status,
     error,
     counts: countsOf(outcomes),
     requestsMade,
-    rateLimitRemaining: deps.client.rateLimitRemaining,
+    rateLimitRemaining: session.client.rateLimitRemaining,
   });
-  log.info({ runId, status, requestsMade, counts: countsOf(outcomes), error }, 'sync run finished');
+  session.log.info({ runId, status, requestsMade, counts: countsOf(outcomes), error }, 'sync run finished');
   return { runId, status, entities: outcomes, requestsMade, error, refused, gaveWay };
 }
 
@@ -287,13 +234,13 @@ async function pullAll(context: PullContext, everyDefinition: readonly EntityDef
  * again, so that a pass given way in slices reads every entity once.
  */
 function stillToPull(
-  { pass, log }: PullContext,
+  { pass, session }: PullRun,
   definitions: readonly EntityDefinition[],
 ): readonly EntityDefinition[] {
   if (!pass) return definitions;
   const left = definitions.filter((d) => pass.cursors.has(d.name) || !pass.completed.has(d.name));
   if (left.length < definitions.length)
-    log.info(
+    session.log.info(
       { done: definitions.filter((d) => !left.includes(d)).map((d) => d.name), since: pass.startedAt },
       'going on with the pass under way: the entities it completed are not pulled again',
     );
@@ -306,17 +253,17 @@ function stillToPull(
  * was written stays right; the counts of both pulls add up.
  */
 async function readAgain(
-  context: PullContext,
+  run: PullRun,
   definition: EntityDefinition,
   first: ReadPull,
   onRequestsDone: () => void,
 ): Promise<ReadPull> {
   const firstResult = await first.conclude();
-  context.log.warn(
+  run.session.log.warn(
     { entity: definition.name, error: firstResult.outcome.error },
     'lost a database connection; pulling the entity again',
   );
-  const again = await readEntity(context, definition, { onRequestsDone });
+  const again = await readEntity(run, definition, { onRequestsDone });
   return {
     ...again,
     conclude: async () => {

@@ -126,6 +126,17 @@ export class Deliverer {
     }
   }
 
+  /** Whether a pending delivery of an active subscription is due now. */
+  async anyDue(): Promise<boolean> {
+    const { rows } = await sql<{ due: boolean }>`
+      select exists (select from webhook_deliveries d
+                      where d.state = 'pending' and d.due_at <= now()
+                        and d.subscription_id in (select id from webhook_subscriptions where state = 'active')) as due`.execute(
+      this.db,
+    );
+    return rows[0]?.due === true;
+  }
+
   /** When the next pending delivery of an active subscription is due (null: none is pending). */
   async nextDueAt(): Promise<Date | null> {
     const { rows } = await sql<{ due: Date | null }>`
@@ -141,7 +152,7 @@ export class Deliverer {
 
   /**
    * Claims and leases up to `concurrency` due deliveries. Only the first pending delivery of a
-   * record is ever due (the others wait at infinity, see src/events/triggers.ts), so a batch holds
+   * record is ever due (the others wait at infinity, see src/db/event-triggers.ts), so a batch holds
    * at most one per record and subscription, and this reads the due rows only.
    */
   private async claim(): Promise<Claimed[]> {

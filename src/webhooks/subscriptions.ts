@@ -1,7 +1,7 @@
 /**
  * Webhook subscriptions and their deliveries, as the command line and the console steer them.
  * A subscription receives the events written after it was added (the events trigger makes its
- * deliveries, see src/events/triggers.ts); `replay` queues older ones again. Its signing secret is
+ * deliveries, see src/db/event-triggers.ts); `replay` queues older ones again. Its signing secret is
  * sealed like an account's API key (src/accounts/secret.ts, under ACCOUNTS_SECRET): shown once
  * when added, never stored, logged or printed again.
  */

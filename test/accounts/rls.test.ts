@@ -35,9 +35,16 @@ const ROWS: Record<string, string> = {
   repeating_invoices: `insert into repeating_invoices (id, clientnr, company, totalintax, frequency, repeattype, initialdate,
                          nextsenddate, finalsenddate, raw, account_id)
                        values (1, 1, 'Client', 20, 'monthly', 'auto', current_date - 30, current_date + 3, current_date + 100, '{}', $a)`,
-  invoices: `insert into invoices (id, invoicenr, clientnr, company, sent, duedate, totalintax, tax, open, raw, account_id)
-             values (1, '2026-0001', 1, 'Client', current_date - 40, current_date - 10, 121, 21, 121, '{}', $a)`,
-  countries: `insert into countries (id, name, raw, account_id) values (146, 'Nederland', '{}', $a)`,
+  // The second: VAT shifted to a German buyer (an intra-EU supply, in the Opgaaf ICP).
+  invoices: `insert into invoices (id, invoicenr, clientnr, company, sent, duedate, totalintax, tax, open,
+                                   country, taxnumber, tax_shifted, taxes, raw, account_id)
+             values (1, '2026-0001', 1, 'Client', current_date - 40, current_date - 10, 121, 21, 121, null, null, null, null, '{}', $a),
+                    (2, '2026-0002', 1, 'Client', current_date - 40, current_date - 10, 100, 0, 0, 50, 'DE123456789', true,
+                     '{"tax1": {"rate": 0, "sum": "0.00", "sum_of": "100.00"}}', '{}', $a)`,
+  countries: `insert into countries (id, name, raw, account_id) values (146, 'Nederland', '{}', $a), (50, 'Duitsland', '{}', $a)`,
+  taxes: `insert into taxes (rate_key, percentage, type, raw, account_id) values (1, 21, 'H', '{}', $a)`,
+  categories: `insert into categories (id, name, ledger, raw, account_id) values (1, 'Advies', 8000, '{}', $a)`,
+  payments: `insert into payments (invoice_id, source, amount, account_id) values (1, 'observed', 10, $a)`,
   document_lines: `insert into document_lines (document_type, document_id, position, description, account_id)
                    values ('saved_invoice', 1, 1, 'Work', $a)`,
   sync_runs: `insert into sync_runs (kind, status, finished_at, account_id) values ('sync', 'succeeded', now(), $a)`,
@@ -54,6 +61,8 @@ const ROWS: Record<string, string> = {
                  values (1, '\\x25504446', 4, 'ab', $a)`,
   // Made with each account by a trigger: nothing to insert.
   account_leases: `select $a`,
+  // Made when a lock of the account is first taken.
+  coordination_locks: `insert into coordination_locks (purpose, account_id) values ('sync', $a)`,
   // The confined role's own row is made by grant_account; the other account gets a role of its own.
   account_roles: `insert into account_roles (role_name, account_id) select '${WIDE}_unused', $a where $a <> $acme`,
   // Made by the triggers on changes and held_deletes above.
@@ -63,6 +72,9 @@ const ROWS: Record<string, string> = {
                        select id, 1, 'clients', '1', $a from webhook_subscriptions where account_id = $a`,
   webhook_attempts: `insert into webhook_attempts (delivery_id, duration_ms, account_id) values (1, 5, $a)`,
 };
+
+/** The views of one VAT country's return: only the accounts that file it have rows there. */
+const ONE_COUNTRY: Record<string, 'acme' | 'bolt'> = { vat_return_nl: 'acme', vat_return_be: 'bolt' };
 
 /** Every table and view of the schema with an `account_id` column. */
 async function relationsWithAccount(): Promise<{ name: string; kind: string }[]> {
@@ -113,6 +125,8 @@ beforeAll(async () => {
   const lines = documentedGrant();
   expect(lines).toHaveLength(2);
   for (const line of lines) await sql.raw(line).execute(db());
+  // Bolt files the Belgian VAT return, acme the Dutch one (see ONE_COUNTRY).
+  await sql`update accounts set vat_country = 'BE' where id = ${ids.bolt}`.execute(db());
   for (const id of [ids.acme, ids.bolt])
     for (const statement of Object.values(ROWS))
       await sql.raw(statement.replaceAll('$acme', String(ids.acme)).replaceAll('$a', String(id))).execute(db());
@@ -150,7 +164,9 @@ describe('a role confined to one account', () => {
       const expected =
         name === 'accounts_overview' || name === 'account_leases'
           ? [database.current.accountId, ids.acme, ids.bolt]
-          : [ids.acme, ids.bolt];
+          : name in ONE_COUNTRY
+            ? [ids[ONE_COUNTRY[name]!]]
+            : [ids.acme, ids.bolt];
       expect(
         rows.map((row) => row.account_id),
         name,
@@ -161,7 +177,10 @@ describe('a role confined to one account', () => {
   it('sees only its account’s rows in every table and every view', async () => {
     const relations = await relationsWithAccount();
     await as(ROLE, async (connection) => {
-      for (const { name } of relations) expect(await accountsIn(connection, name), name).toEqual([ids.acme]);
+      for (const { name } of relations)
+        expect(await accountsIn(connection, name), name).toEqual(
+          name in ONE_COUNTRY && ONE_COUNTRY[name] !== 'acme' ? [] : [ids.acme],
+        );
       const accounts = await connection`select name from accounts`;
       expect(accounts.map((row) => row.name)).toEqual(['acme']);
       const [visible] = await connection`select visible_accounts(current_user) as ids`;

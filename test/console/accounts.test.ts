@@ -84,8 +84,10 @@ describe('the console over two accounts', () => {
     // beta's last pull named products in its error: a failing list.
     expect(body).toMatch(/<span class="error">products<\/span>/);
     // The attention list names the account of each item, and its remedy names it too.
-    expect(body).toContain('account beta: 2 deletes of clients held (too many at once)');
-    expect(body).toContain('invoice-mirror sync --account beta --allow-deletes clients');
+    expect(body).toContain('account beta: 2 held deletes of clients (too many missing from the service at once)');
+    // On a page the remedy is a link to where they are released (the CLI's command is status's wording).
+    expect(body).toContain('<a href="/?account=beta#held-deletes">release or keep them</a>');
+    expect(body).not.toContain('invoice-mirror sync --account beta --allow-deletes clients');
     expect(body).toContain('account acme: 1 values not stored as sent');
   });
 
@@ -188,7 +190,9 @@ describe('the console over the one account a mirror starts with', () => {
   it('shows its pages as before accounts: no account to choose, no account in the links or the advice', async () => {
     const overview = await (await one().request('/')).text();
     expect(overview).toContain('<h1>Overview</h1>');
-    expect(overview).toContain('run invoice-mirror sync --allow-deletes clients if they are real');
+    // The attention list links to the held deletes (the CLI's command is status's wording, issue 47).
+    expect(overview).toContain('href="/#held-deletes"');
+    expect(overview).not.toContain('invoice-mirror sync --allow-deletes clients');
     expect(overview).toContain('href="/held-deletes/clients/release"');
     const record = await (await one().request('/records/clients/1')).text();
     expect(record).toContain(ACME.one);

@@ -2,7 +2,9 @@
  * A fleet of daemons on one database: three daemons share many accounts through leases alone.
  * Every account is pulled and exact; no account ever has two requests in flight; a daemon killed
  * (SIGKILL) or stopped (SIGSTOP) longer than its lease has its accounts taken over by the others;
- * an account whose quota is spent is parked while the others stay fresh.
+ * an account whose quota is spent is parked while the others stay fresh. The one end-to-end test of
+ * the fleet (child processes, real signals); the rules it rests on are tested in-process in
+ * test/fleet. It makes every account due at once where it would otherwise wait out an interval.
  */
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -14,7 +16,7 @@ import { useTestDatabase } from '../support/test-database.js';
 
 const database = useTestDatabase();
 const SECRET = 'a fleet test master secret, long enough';
-const ACCOUNTS = 30;
+const ACCOUNTS = 12;
 const LEASE_SECONDS = 3;
 const INTERVAL_SECONDS = 10;
 const ENTITIES: SandboxEntity[] = ['clients', 'products', 'quotations', 'saved_invoices', 'repeating_invoices'];
@@ -48,6 +50,11 @@ const startDaemon = useDaemons(() => ({
 
 const freshness = () => fleetFreshness(db());
 
+/** Every account's pull due now, as SYNC_CRON's tick makes them: no interval waited out. */
+async function allDue(): Promise<void> {
+  await sql`update account_leases set due_at = now()`.execute(db());
+}
+
 /** Every account pulled (succeeded) since `since` seconds ago at most. */
 async function allPulledWithin(seconds: number): Promise<boolean> {
   return [...(await freshness()).values()].every((age) => age <= seconds);
@@ -73,6 +80,14 @@ async function expectExact(): Promise<void> {
       ).toEqual(upstream);
     }
   }
+}
+
+/** Whether the daemon holds a live lease on an account (it has work in flight). */
+async function holding(daemon: Daemon): Promise<boolean> {
+  const { rows } = await sql<{ n: number }>`
+    select count(*)::int as n from account_leases l join daemons d on d.id = l.daemon_id
+     where d.pid = ${daemon.child.pid!} and l.leased_until > now()`.execute(db());
+  return rows[0]!.n > 0;
 }
 
 function neverTwoAtOnce(): void {
@@ -108,7 +123,8 @@ async function takenOver(daemons: readonly Daemon[]): Promise<void> {
     const [killed, stopped] = daemons;
     // Slow pulls, so that both have work in flight when they go.
     sandbox.knobs.latencyMs = 60;
-    await new Promise((resolve) => setTimeout(resolve, 1500));
+    await allDue();
+    await waitFor('both to hold accounts', async () => (await holding(killed!)) && (await holding(stopped!)), 30_000);
     killed!.child.kill('SIGKILL');
     stopped!.child.kill('SIGSTOP');
     const gone = performance.now();
@@ -137,6 +153,7 @@ async function takenOver(daemons: readonly Daemon[]): Promise<void> {
     await waitFor('the stopped daemon to start again', async () =>
       stopped!.stderr().includes('found dead by the fleet'),
     );
+    await allDue();
     await waitFor('every account pulled after that', () => allPulledWithin(INTERVAL_SECONDS + 20), 60_000);
     await expectExact();
     neverTwoAtOnce();
@@ -159,6 +176,7 @@ async function parkedAlone(): Promise<void> {
       30_000,
     );
     const started = performance.now();
+    await allDue();
     await waitFor(
       'the other accounts to be pulled again meanwhile',
       async () => {

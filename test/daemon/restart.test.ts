@@ -1,7 +1,7 @@
 /**
- * A database restart under a running daemon: health says so within a second while the database
- * is down, and once it is back the runner listens again by itself, so a job queued afterwards
- * runs within seconds. The database is a throwaway server this file starts and restarts (the
+ * A database restart under a running daemon: readiness says so within a second while the database
+ * is down (liveness does not: a restart of the daemon would not mend it), and once it is back the
+ * runner listens again by itself, so a job queued afterwards runs within seconds. The database is a throwaway server this file starts and restarts (the
  * program's own embedded PostgreSQL, on a loopback port).
  */
 import { rmSync } from 'node:fs';
@@ -35,28 +35,36 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-/** GET /healthz: its status and how long it took to answer. */
-async function health(base: string): Promise<{ status: number; ms: number }> {
+/** GET /readyz (or another path): its status, its body, and how long it took to answer. */
+async function health(base: string, path = '/readyz'): Promise<{ status: number; ms: number; body: string }> {
   const began = Date.now();
-  const response = await fetch(`${base}/healthz`, { signal: AbortSignal.timeout(5000) });
-  await response.text();
-  return { status: response.status, ms: Date.now() - began };
+  const response = await fetch(`${base}${path}`, { signal: AbortSignal.timeout(5000) });
+  const body = await response.text();
+  return { status: response.status, ms: Date.now() - began, body };
 }
 
 describe('a database restart under a running daemon', () => {
-  it('health is 503 within a second while it is down; afterwards a queued job runs within seconds', async () => {
+  it('readiness is 503 within a second while it is down, liveness stays 200; afterwards a queued job runs within seconds', async () => {
     const daemon = await startDaemon();
-    await waitFor('a healthy daemon', async () => (await health(daemon.url)).status === 200, 20_000);
+    await waitFor('a ready daemon', async () => (await health(daemon.url)).status === 200, 20_000);
 
     await server.stop();
     const down = [];
+    const alive = [];
     for (let i = 0; i < 5; i++) {
       down.push(await health(daemon.url));
+      alive.push(await health(daemon.url, '/healthz'));
       await new Promise((resolve) => setTimeout(resolve, 200));
     }
     for (const answer of down) {
       expect(answer.status).toBe(503);
       expect(answer.ms).toBeLessThan(1000);
+      expect(JSON.parse(answer.body).problems[0]).toMatch(/^the database does not answer: /);
+    }
+    for (const answer of alive) {
+      expect(answer.status).toBe(200);
+      expect(answer.ms).toBeLessThan(1000);
+      expect(JSON.parse(answer.body).database).toMatch(/^error: /);
     }
 
     server = await startServer();
@@ -75,12 +83,13 @@ describe('a database restart under a running daemon', () => {
       });
       // Within seconds: the poll interval is ten minutes, so the runner heard the NOTIFY.
       expect(Date.now() - queuedAt).toBeLessThan(15_000);
-      await waitFor('health to be OK again', async () => (await health(daemon.url)).status === 200, 20_000).catch(
+      await waitFor('readiness to be OK again', async () => (await health(daemon.url)).status === 200, 20_000).catch(
         async (error: Error) => {
-          const body = await (await fetch(`${daemon.url}/healthz`)).text();
-          throw new Error(`${error.message}; /healthz: ${body}`);
+          const body = await (await fetch(`${daemon.url}/readyz`)).text();
+          throw new Error(`${error.message}; /readyz: ${body}`);
         },
       );
+      expect(JSON.parse((await health(daemon.url, '/healthz')).body)).toMatchObject({ status: 'ok', database: 'ok' });
     } finally {
       await handle?.close();
     }

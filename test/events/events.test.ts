@@ -1,5 +1,5 @@
 /**
- * Events are written with the change that causes them (src/events/triggers.ts): a backfill into an
+ * Events are written with the change that causes them (src/db/event-triggers.ts): a backfill into an
  * empty mirror writes none, a payment pulled by a sync writes exactly one invoice.paid, a change
  * rolled back writes nothing, and jobs, failed runs and held deletes write theirs.
  */
@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { EVENT_TYPE_NAMES } from '../../src/catalog/index.js';
 import { markOverdueInvoices } from '../../src/events/overdue.js';
 import { readEvents } from '../../src/events/store.js';
+import { eventsSettled } from '../support/events.js';
 import { openDatabase } from '../../src/db/index.js';
 import { pullerFor, useSandbox } from '../support/sandbox.js';
 import { useTestDatabase } from '../support/test-database.js';
@@ -19,6 +20,7 @@ const db = () => database.current.handle.db;
 const pull = pullerFor(database, env);
 
 async function eventsAfter(after: string | null) {
+  await eventsSettled(db());
   return readEvents(db(), { after, scope: 'all', limit: 10_000 });
 }
 

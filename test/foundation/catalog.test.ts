@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 import {
   ACCOUNT_COLUMN,
   BOOKKEEPING_COLUMNS,
+  derivedColumns,
   ENTITIES,
   entityColumns,
   LINE_COLUMNS,
@@ -43,7 +44,9 @@ async function primaryKeyOf(table: string): Promise<string | undefined> {
 describe('the catalogue equals the database the migrations build', () => {
   it.each(ENTITIES.map((entity) => [entity.name, entity] as const))('%s', async (name, entity) => {
     expect(await columnsOf(name)).toEqual(
-      [...entityColumns(name), ...BOOKKEEPING_COLUMNS, ACCOUNT_COLUMN].map((column) => `${column.name} ${column.type}`),
+      [...entityColumns(name), ...BOOKKEEPING_COLUMNS, ACCOUNT_COLUMN, ...derivedColumns(name)].map(
+        (column) => `${column.name} ${column.type}`,
+      ),
     );
     expect(await primaryKeyOf(name)).toBe(`PRIMARY KEY (${keyOf(entity).join(', ')})`);
   });

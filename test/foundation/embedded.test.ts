@@ -2,13 +2,14 @@
  * The default database, with no DATABASE_URL: the embedded PostgreSQL server of EMBEDDED_DB_DIR,
  * shared by every process that uses the directory, started by the first and stopped by the last.
  */
+import { resolveAccounts } from '../../src/accounts/resolve.js';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { sql } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
 import { migrations } from '../../migrations/index.js';
 import { jsonb, migrate, openDatabase } from '../../src/db/index.js';
-import { accountNamed, DEFAULT_ACCOUNT, ensureDefaultAccount } from '../../src/accounts/store.js';
+import { DEFAULT_ACCOUNT, ensureDefaultAccount } from '../../src/accounts/store.js';
 import { runCli } from '../support/cli.js';
 import { useDaemons, waitFor } from '../support/daemon.js';
 import { useSandbox } from '../support/sandbox.js';
@@ -86,8 +87,9 @@ describe('the embedded database', () => {
       INVOICING_API_KEY: undefined,
     });
     expect(result.code).toBe(2);
+    // The line names the account that needs it: the `default` the first pull of a new mirror makes.
     expect(result.stderr).toBe(
-      'invoice-mirror: INVOICING_API_KEY: is required (the API key of the invoicing service)\n',
+      "invoice-mirror: account default: INVOICING_API_KEY: is required (the API key of the invoicing service), as the account has no credentials of its own; set INVOICING_API_USER and INVOICING_API_KEY, or store the account's own with 'invoice-mirror accounts add default --api-user … --api-key-stdin' (that needs ACCOUNTS_SECRET, under which the key is then stored sealed)\n",
     );
     expect(existsSync(join(dir, 'not-yet'))).toBe(false);
   });
@@ -106,7 +108,7 @@ describe('the embedded database', () => {
     expect(first.kind).toBe('embedded');
     expect(await migrate(first.db, 'invoicing')).toEqual([]);
     await ensureDefaultAccount(first.db);
-    const { id: accountId } = await accountNamed(first.db, DEFAULT_ACCOUNT);
+    const { id: accountId } = await resolveAccounts(first.db, DEFAULT_ACCOUNT, { one: true });
     const inserted = await first.db
       .insertInto('jobs')
       .values({

@@ -1,7 +1,7 @@
 /** Table output laid out by display width: wide and combining characters, emoji sequences. */
 import stringWidth from 'string-width';
 import { describe, expect, it } from 'vitest';
-import { formatRows, grouped, plural, truncate } from '../../src/format.js';
+import { formatRows, grouped, plural, readableRows, timeText, truncate, twoDecimals } from '../../src/format.js';
 
 describe('table output', () => {
   it('aligns columns by what a terminal shows, not by UTF-16 code units', async () => {
@@ -50,5 +50,42 @@ describe('table output', () => {
       expect(grouped(n)).toBe(n.toLocaleString('en'));
     expect(plural(1, 'request')).toBe('1 request');
     expect(plural(12_500, 'record')).toBe('12,500 records');
+  });
+});
+
+describe('values for people', () => {
+  it('money has two decimals, rounded on its decimal digits (not in binary)', () => {
+    const cases: [string | number, string][] = [
+      ['46864.9', '46864.90'],
+      ['0', '0.00'],
+      [0, '0.00'],
+      ['867.406', '867.41'],
+      ['1.005', '1.01'],
+      ['-2.345', '-2.35'],
+      ['-0.001', '0.00'],
+      ['12345678901234567890.125', '12345678901234567890.13'],
+      ['not a number', 'not a number'],
+    ];
+    for (const [value, shown] of cases) expect(twoDecimals(value), String(value)).toBe(shown);
+  });
+
+  it('a table for people: money, months and times; other columns as they are', () => {
+    const at = new Date('2026-11-03T14:05:09.123Z');
+    const rows = readableRows(
+      [{ month: '2026-11-01', total: '46864.9', count: 3, day: '2026-11-03', seen: at, note: '0.5' }],
+      ['month', 'total', 'count', 'day', 'seen', 'note'],
+      { money: (column) => column === 'total', month: (column) => column === 'month' },
+    );
+    expect(rows).toEqual([
+      {
+        month: '2026-11',
+        total: '46864.90',
+        count: 3,
+        day: '2026-11-03',
+        seen: '2026-11-03 14:05:09 UTC',
+        note: '0.5',
+      },
+    ]);
+    expect(timeText(at)).toBe('2026-11-03 14:05:09 UTC');
   });
 });

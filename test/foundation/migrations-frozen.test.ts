@@ -27,6 +27,12 @@ const FROZEN: Record<string, string> = {
   '0013_fleet.ts': '4e6698e64c1309e8',
   '0014_pull_cursors.ts': '4feb5e07d8363791',
   '0015_events.ts': '0e313f0cdd9d9390',
+  '0016_confinement.ts': 'ce948d5526e3a59c',
+  '0017_pulls_parked.ts': '7a336f2db4c95a63',
+  '0018_account_service.ts': '1bc04a054bd672cc',
+  '0019_vat.ts': 'fe7126338bf099ae',
+  '0021_fleet_leader.ts': '00bba975493c70fc',
+  '0022_work_due.ts': '38099a4ceb797079',
 };
 
 const sourceDir = new URL('../../migrations/', import.meta.url);

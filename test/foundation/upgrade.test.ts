@@ -128,7 +128,7 @@ describe('upgrading a schema of the release before accounts, with rows in every 
   let beforeDb: DatabaseHandle;
   let scratchDb: DatabaseHandle;
 
-  /** The tables with `account_id`, and their columns in order (account_id last). */
+  /** The tables with `account_id`, and their columns in order. */
   async function accountTables(): Promise<Map<string, string[]>> {
     const { rows } = await sql<{ table: string; columns: string[] }>`
       select c.table_name as table, array_agg(c.column_name::text order by c.ordinal_position) as columns
@@ -176,8 +176,10 @@ describe('upgrading a schema of the release before accounts, with rows in every 
       [
         'account_leases',
         'account_roles',
+        'categories',
         'changes',
         'clients',
+        'coordination_locks',
         'countries',
         'document_lines',
         'entity_pulls',
@@ -187,6 +189,7 @@ describe('upgrading a schema of the release before accounts, with rows in every 
         'invoices',
         'jobs',
         'list_caps',
+        'payments',
         'products',
         'pull_cursors',
         'quotations',
@@ -194,6 +197,7 @@ describe('upgrading a schema of the release before accounts, with rows in every 
         'repeating_invoices',
         'saved_invoices',
         'sync_runs',
+        'taxes',
         'webhook_attempts',
         'webhook_deliveries',
         'webhook_subscriptions',
@@ -204,8 +208,12 @@ describe('upgrading a schema of the release before accounts, with rows in every 
       if (
         [
           'account_roles',
+          'categories',
+          'coordination_locks',
           'events',
+          'payments',
           'pull_cursors',
+          'taxes',
           'webhook_attempts',
           'webhook_deliveries',
           'webhook_subscriptions',
@@ -256,8 +264,8 @@ describe('upgrading a schema of the release before accounts, with rows in every 
     const tables = await accountTables();
     for (const [table, columns] of tables) {
       if (table === 'account_leases') continue; // made with the account, by a trigger
-      // Every column but account_id, which is the last: the same row, keys and all, for account 2.
-      const own = columns.slice(0, -1).map((column) => sql.ref(column));
+      // Every column but account_id: the same row, keys and all, for account 2.
+      const own = columns.filter((column) => column !== 'account_id').map((column) => sql.ref(column));
       await sql`
         insert into ${sql.table(table)} (${sql.join(own)}, account_id)
         select ${sql.join(own)}, ${id}::integer from ${sql.table(table)} where account_id = 1`.execute(beforeDb.db);

@@ -6,17 +6,17 @@
  * service refuses stops only its account (refused, the job queued with its attempt unspent);
  * idempotency keys, pre-checks and orphan recovery are per account.
  */
+import { resolveAccounts } from '../../src/accounts/resolve.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pullAccount } from '../../src/accounts/pull.js';
 import { sealKey } from '../../src/accounts/secret.js';
-import { accountNamed, setAccountState, type Account } from '../../src/accounts/store.js';
+import { setAccountState, type Account } from '../../src/accounts/store.js';
 import type { App } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import { UsageError } from '../../src/errors.js';
 import {
-  accountForJob,
   addJob,
   createAccountRunner,
   PrecheckError,
@@ -35,7 +35,7 @@ const SECRET = 'a test master secret of more than 32 characters';
 const boxes: Record<'a' | 'b', Sandbox> = {} as Record<'a' | 'b', Sandbox>;
 let app: App;
 const db = () => database.current.handle.db;
-const account = (name: 'a' | 'b'): Promise<Account> => accountNamed(db(), name);
+const account = (name: 'a' | 'b'): Promise<Account> => resolveAccounts(db(), name, { one: true });
 
 beforeAll(async () => {
   // Two services with different credentials and different data under the same ids.
@@ -315,12 +315,12 @@ describe('jobs of two accounts in one mirror', () => {
   });
 
   it('a new job is for the account named; with several accounts, naming one is required', async () => {
-    expect((await accountForJob(db(), 'b')).name).toBe('b');
-    await expect(accountForJob(db(), undefined)).rejects.toThrow(UsageError);
-    await expect(accountForJob(db(), undefined)).rejects.toThrow(
+    expect((await resolveAccounts(db(), 'b', { one: true })).name).toBe('b');
+    await expect(resolveAccounts(db(), undefined, { one: true })).rejects.toThrow(UsageError);
+    await expect(resolveAccounts(db(), undefined, { one: true })).rejects.toThrow(
       /--account: required, as the mirror holds 3 accounts \(a, b, default\)/,
     );
-    await expect(accountForJob(db(), 'nope')).rejects.toThrow(/no account named 'nope'/);
+    await expect(resolveAccounts(db(), 'nope', { one: true })).rejects.toThrow(/no account named 'nope'/);
     // A plain INSERT without an account is refused when there are several (the migration's trigger).
     await expect(insertJob(database.current.handle, 'set_product_stock', { id: 1, stock: 1 })).rejects.toThrow(
       /jobs.account_id is required: 3 accounts exist/,

@@ -6,9 +6,9 @@
  */
 import { spawn } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { sql } from 'kysely';
 import postgres from 'postgres';
 import { afterEach, describe, expect, it } from 'vitest';
+import { lockHolder as accountLockHolder } from '../../src/db/index.js';
 import { CLI_PATH, runCli } from '../support/cli.js';
 import { lastSyncRun } from '../support/test-database.js';
 import { insertJob, jobRow, useJobsEnv } from './helpers.js';
@@ -23,16 +23,9 @@ const cliEnv = () => ({
   LOG_LEVEL: process.env.FAULT_LOG_LEVEL ?? 'silent',
 });
 
-/** The backend holding the account's advisory lock for `purpose` (jobs, service, sync), if any. */
+/** The backend holding the account's lock for `purpose` (jobs, service, sync), if any. */
 async function lockHolder(purpose: 'jobs' | 'service' | 'sync'): Promise<number | null> {
-  const key = `invoice-mirror:${env.database.current.schema}:${purpose}:${env.account().id}`;
-  const { rows } = await sql<{ pid: number }>`
-    select l.pid from pg_locks l, (select hashtextextended(${key}, 0) as k) x
-    where l.locktype = 'advisory' and l.granted
-      and l.classid::bigint = ((x.k >> 32) & 4294967295) and l.objid::bigint = (x.k & 4294967295)`.execute(
-    env.database.current.handle.db,
-  );
-  return rows[0] ? Number(rows[0].pid) : null;
+  return accountLockHolder(env.database.current.handle.db, env.account().id, purpose);
 }
 
 async function terminate(pid: number): Promise<void> {

@@ -2,10 +2,11 @@
  * The runner on the embedded database (the embedded PostgreSQL server): jobs run and refresh the
  * mirror, and NOTIFY wakes a started runner there too.
  */
+import { resolveAccounts } from '../../src/accounts/resolve.js';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { accountNamed, DEFAULT_ACCOUNT, ensureDefaultAccount, type Account } from '../../src/accounts/store.js';
+import { DEFAULT_ACCOUNT, ensureDefaultAccount, type Account } from '../../src/accounts/store.js';
 import { loadConfig } from '../../src/config.js';
 import { migrate, openDatabase, type DatabaseHandle } from '../../src/db/index.js';
 import { JobRunner, type JobFinished } from '../../src/jobs/index.js';
@@ -22,7 +23,7 @@ beforeAll(async () => {
   handle = await openDatabase({ databaseUrl: undefined, embeddedDbDir: join(dir, 'db'), schema: 'invoicing' });
   await migrate(handle.db, 'invoicing');
   await ensureDefaultAccount(handle.db);
-  account = await accountNamed(handle.db, DEFAULT_ACCOUNT);
+  account = await resolveAccounts(handle.db, DEFAULT_ACCOUNT, { one: true });
 }, 120_000);
 afterAll(async () => {
   await handle?.close();

@@ -14,7 +14,7 @@ import { JobRunner, type Backoff } from '../../src/jobs/index.js';
 import type { Sandbox } from '../../src/sandbox/index.js';
 import { runSync, type SyncOptions, type SyncOutcome } from '../../src/sync/index.js';
 import { useSandbox } from '../support/sandbox.js';
-import { useTestDatabase, type TestDatabase } from '../support/test-database.js';
+import { testSession, useTestDatabase, type TestDatabase } from '../support/test-database.js';
 
 export const PER_ENTITY = { clients: 20, products: 10, quotations: 20, saved_invoices: 40, repeating_invoices: 5 };
 /** Quick retries, so retry tests do not wait out the real 5 s backoff. */
@@ -48,8 +48,8 @@ export function useJobsEnv(options: { backfill?: boolean; sendMsPerInvoice?: num
   const account = () => ({ id: database.current.accountId, name: DEFAULT_ACCOUNT });
   const sync = async (o: SyncOptions = { kind: 'sync' }) => {
     const { handle, schema } = database.current;
-    const deps = { db: handle.db, accountId: account().id, client: box.client, schema };
-    const outcome = await runSync(deps, o);
+    const session = testSession({ db: handle.db, accountId: account().id, client: box.client, schema });
+    const outcome = await runSync(session, {}, o);
     if (outcome.status !== 'succeeded') throw new Error(`${o.kind}: ${outcome.status} ${outcome.error ?? ''}`);
     return outcome;
   };

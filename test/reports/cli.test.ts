@@ -6,6 +6,7 @@
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import type { AccountScope } from '../../src/db/scope.js';
+import { isMoneyColumn } from '../../src/catalog/index.js';
 import { REPORTS, findReport, runReport } from '../../src/reports/index.js';
 import { runCli } from '../support/cli.js';
 import { useSandbox } from '../support/sandbox.js';
@@ -239,5 +240,65 @@ describe('invoice-mirror sql --account', () => {
     const result = await cli('sql', '--account', 'nope', 'select 1');
     expect(result.code).toBe(2);
     expect(result.stderr).toContain("--account: no account named 'nope' (known: acme, bolt, default)");
+  });
+});
+
+/** A table's cells by column, cut by the widths of its dashes line (columns are two spaces apart). */
+function tableCells(stdout: string): Record<string, string>[] {
+  const [header = '', dashes = '', ...rest] = stdout.trimEnd().split('\n');
+  const spans: [number, number][] = [];
+  for (const match of dashes.matchAll(/-+/g)) spans.push([match.index, match.index + match[0].length]);
+  const names = spans.map(([from, to]) => header.slice(from, to).trim());
+  return rest
+    .slice(0, -1) // the "(N rows)" line
+    .map((line) => Object.fromEntries(spans.map(([from, to], i) => [names[i]!, line.slice(from, to).trim()])));
+}
+
+describe('tables for people', () => {
+  it('every money column of every report prints two decimals', async () => {
+    let checked = 0;
+    const offenders: string[] = [];
+    const withMoney = REPORTS.filter((report) => Object.keys(report.columns).some(isMoneyColumn));
+    expect(withMoney.length).toBeGreaterThan(15);
+    // Three CLI processes at a time: each is mostly its start.
+    const outputs: { name: string; stdout: string; code: number | null; stderr: string }[] = [];
+    for (let i = 0; i < withMoney.length; i += 3)
+      outputs.push(
+        ...(await Promise.all(
+          withMoney
+            .slice(i, i + 3)
+            .map(async (report) => ({ name: report.name, ...(await cli('report', report.name)) })),
+        )),
+      );
+    for (const [index, report] of withMoney.entries()) {
+      const money = Object.keys(report.columns).filter(isMoneyColumn);
+      const result = outputs[index]!;
+      expect(result.code, `${report.name}: ${result.stderr}`).toBe(0);
+      for (const row of tableCells(result.stdout))
+        for (const column of money) {
+          const cell = row[column] ?? '';
+          if (cell === '') continue;
+          checked++;
+          if (!/^-?\d+\.\d{2}$/.test(cell)) offenders.push(`${report.name}.${column}: ${cell}`);
+        }
+    }
+    expect(offenders).toEqual([]);
+    expect(checked).toBeGreaterThan(500);
+  }, 120_000);
+
+  it('months print as 2026-11 and money as stored with --raw; sql prints the catalogue money columns alike', async () => {
+    const first = (await reportJson('invoice_revenue_per_month', { ids: [ids.acme!] }))[0]!;
+    expect(first.month).toMatch(/^\d{4}-\d{2}-01$/);
+    const people = tableCells((await cli('report', 'invoice_revenue_per_month', '--account', 'acme')).stdout)[0]!;
+    expect(people.month).toBe(String(first.month).slice(0, 7));
+    expect(people.total_incl_tax).toMatch(/^-?\d+\.\d{2}$/);
+    const raw = tableCells((await cli('report', 'invoice_revenue_per_month', '--account', 'acme', '--raw')).stdout)[0]!;
+    expect(raw).toMatchObject({ month: first.month, total_incl_tax: String(first.total_incl_tax) });
+
+    const query =
+      "select invoicenr, totalintax, open from invoices where account_id = (select id from accounts where name = 'acme') order by id";
+    const cells = tableCells((await cli('sql', query)).stdout);
+    expect(cells.length).toBeGreaterThan(10);
+    for (const row of cells) expect(`${row.totalintax} ${row.open}`).toMatch(/^-?\d+\.\d{2} -?\d+\.\d{2}$/);
   });
 });

@@ -636,6 +636,9 @@ export const MONEY_COLUMNS = new Set([
   'open_invoice_amount',
   'matched_total_incl_tax',
   'overdue_amount',
+  'base',
+  'vat',
+  'amount',
 ]);
 
 /** A row as read from the database, with money in cents and other numerics as numbers. */
@@ -645,7 +648,9 @@ export function normaliseRow(row: Row): Row {
     if (value === null || value === undefined) out[key] = null;
     else if (MONEY_COLUMNS.has(key)) out[key] = cents(value);
     else if (
-      ['stock', 'price_excl_tax', 'average_days_to_pay', 'average_days_late', 'share_of_month_pct'].includes(key)
+      ['stock', 'price_excl_tax', 'average_days_to_pay', 'average_days_late', 'share_of_month_pct', 'rate'].includes(
+        key,
+      )
     )
       out[key] = Number(value);
     else out[key] = value;

@@ -12,6 +12,7 @@ import { REPORTS, findReport, runReport } from '../../src/reports/index.js';
 import { useSandbox } from '../support/sandbox.js';
 import { useTestDatabase } from '../support/test-database.js';
 import * as expected from './expected.js';
+import * as vat from './expected-vat.js';
 import type { Account, AccountRef, Row, Wire } from './expected.js';
 import { addAccount, loadAccount, markDeleted, type AccountRecords } from './load.js';
 
@@ -34,15 +35,35 @@ const SANDBOX_ENTITIES = ['clients', 'products', 'quotations', 'saved_invoices',
 type SandboxEntity = (typeof SANDBOX_ENTITIES)[number];
 const COUNTRIES: Record<string, Wire[]> = {
   alpha: [
+    // The sandbox's ids (it serves the service's own list).
     { id: '146', name: 'Nederland' },
-    { id: '21', name: 'België' },
-    { id: '81', name: 'Duitsland' },
+    { id: '18', name: 'België' },
+    { id: '50', name: 'Duitsland' },
   ],
   beta: [
     { id: '146', name: 'Netherlands' },
     { id: '21', name: 'Belgium' },
   ],
 };
+
+/** The codes the mirror should give the test's country names (the English ones it does not know). */
+const CODES: Record<string, string> = { Nederland: 'NL', België: 'BE', Duitsland: 'DE' };
+/** Beta files the Belgian return; alpha the Dutch one. */
+const vatCountryOf = (name: string): 'NL' | 'BE' => (name === 'beta' ? 'BE' : 'NL');
+/** What the VAT oracles need beside an account's records: its countries and VAT country. */
+function vatAccount(data: Account): vat.VatAccount {
+  const { account, countries } = accounts.find((a) => a.data === data)!;
+  const vatCountry = vatCountryOf(account.name);
+  return {
+    invoices: data.invoices,
+    vatCountry,
+    countries: new Map(
+      countries.map((c) => [String(c.id), { name: String(c.name), code: CODES[String(c.name)] ?? null }]),
+    ),
+  };
+}
+/** The payments the test registers for alpha through register_payment jobs. */
+const PAYMENTS: vat.RegisteredPayment[] = [];
 
 /** The accounts as loaded, and the records each still has (deletes take records out). */
 const accounts: { account: AccountRef; data: Account; countries: Wire[] }[] = [];
@@ -90,6 +111,12 @@ const COMPUTED: Record<string, (account: Account, today: string) => Row[]> = {
   client_payment_behaviour: expected.clientPaymentBehaviour,
   repeating_invoice_sends: expected.repeatingInvoiceSends,
   receivables_by_account: expected.receivablesByAccount,
+  vat_entries: (data) => vat.vatEntries(vatAccount(data)),
+  vat_problems: (data) => vat.vatProblems(vatAccount(data)),
+  vat_return_nl: (data) => vat.vatReturnNl(vatAccount(data)),
+  vat_return_be: (data) => vat.vatReturnBe(vatAccount(data)),
+  icp_return: (data) => vat.icpReturn(vatAccount(data)),
+  payments_received: (data) => (vatAccount(data).vatCountry === 'NL' ? vat.paymentsReceived(PAYMENTS) : []),
 };
 
 /** Reports over every account with oracles of their own (recent_changes is checked apart). */
@@ -140,6 +167,26 @@ async function addBookkeeping(account: AccountRef, runs: number, jobs: readonly 
     await sql`
       insert into rejected_values (entity, entity_id, field, action, value, reason, account_id)
       values ('clients', '1', ${field}, 'rejected', '"2027-02-30"', 'not a date', ${account.id})`.execute(db());
+}
+
+/** Three payments alpha registered through jobs (one "full"), as the job runner ends them: its payments. */
+async function addPayments(account: AccountRef, data: Account): Promise<void> {
+  const open = data.invoices.filter((i) => Number(i.open) > 10).slice(0, 3);
+  for (const [n, invoice] of open.entries()) {
+    const payment: vat.RegisteredPayment = {
+      id: Number(invoice.id),
+      amount: n === 0 ? 'full' : n * 10,
+      date: `2026-0${n + 1}-15`,
+      method: n === 2 ? 'cash' : 'bank',
+    };
+    const { rows } = await sql<{ id: number }>`
+      insert into jobs (kind, payload, status, account_id)
+      values ('register_payment', ${JSON.stringify(payment)}::text::jsonb, 'running', ${account.id}) returning id`.execute(
+      db(),
+    );
+    await sql`update jobs set status = 'succeeded', finished_at = now() where id = ${rows[0]!.id}`.execute(db());
+    PAYMENTS.push(payment);
+  }
 }
 
 async function expectOverviewMatches(): Promise<void> {
@@ -206,9 +253,11 @@ describe('reports on a mirror of two accounts', () => {
     ] as const) {
       const account = { id: await addAccount(db(), name), name };
       const data = recordsOf(service);
+      await sql`update accounts set vat_country = ${vatCountryOf(name)} where id = ${account.id}`.execute(db());
       await loadAccount(db(), account.id, { ...data, countries: COUNTRIES[name]! } as AccountRecords);
       accounts.push({ account, data, countries: COUNTRIES[name]! });
     }
+    await addPayments(named('alpha').account, named('alpha').data);
     await addBookkeeping(named('alpha').account, 2, ['queued', 'queued', 'failed', 'succeeded', 'interrupted']);
     await addBookkeeping(named('beta').account, 1, ['running', 'cancelled']);
   });

@@ -9,7 +9,7 @@ import type { Database } from '../../src/db/index.js';
 import { InvoicingClient, type ClientOptions } from '../../src/api/index.js';
 import { startSandbox, type Sandbox, type SandboxAccount, type SandboxOptions } from '../../src/sandbox/index.js';
 import { runSync, type SyncOptions } from '../../src/sync/index.js';
-import { syncDepsOf, type TestDatabase } from './test-database.js';
+import { pullOf, type TestDatabase } from './test-database.js';
 
 export function clientFor(sandbox: Sandbox, options: Partial<ClientOptions> = {}): InvoicingClient {
   return new InvoicingClient({
@@ -82,5 +82,5 @@ export function pullerFor(
   env: { client: InvoicingClient },
   defaults: Partial<SyncOptions> = {},
 ): (options?: Partial<SyncOptions>) => ReturnType<typeof runSync> {
-  return (options = {}) => runSync(syncDepsOf(database, env.client), { kind: 'sync', ...defaults, ...options });
+  return (options = {}) => runSync(...pullOf(database, env.client), { kind: 'sync', ...defaults, ...options });
 }

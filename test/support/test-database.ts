@@ -2,6 +2,7 @@
  * A fresh, migrated mirror schema for one test file on the real Postgres server, dropped when the
  * file is done. Returns the handle plus the settings another process would need to reach it.
  */
+import { resolveAccounts } from '../../src/accounts/resolve.js';
 import { randomBytes } from 'node:crypto';
 import { chmodSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -10,8 +11,12 @@ import postgres from 'postgres';
 import { afterAll, beforeAll, inject } from 'vitest';
 import type { Kysely } from 'kysely';
 import { migrate, openDatabase, type Database, type DatabaseHandle } from '../../src/db/index.js';
-import { accountNamed, DEFAULT_ACCOUNT, ensureDefaultAccount } from '../../src/accounts/store.js';
+import { DEFAULT_ACCOUNT, ensureDefaultAccount } from '../../src/accounts/store.js';
+import { reportingRoleName } from '../../src/db/reporting.js';
 import type { InvoicingClient } from '../../src/api/index.js';
+import type { PullingSession } from '../../src/accounts/session.js';
+import { logger } from '../../src/log.js';
+import type { PullSettings } from '../../src/sync/index.js';
 
 export interface TestDatabase {
   handle: DatabaseHandle;
@@ -23,15 +28,28 @@ export interface TestDatabase {
   env: Record<string, string>;
 }
 
-/** What runSync needs of a test database and a client: the default account, written two pages at a time. */
-export function syncDepsOf(database: { current: TestDatabase }, client: InvoicingClient) {
+/** A session of account `accountId` of a test schema, pulled through `client` (as the account's resolver gives one). */
+export function testSession(parts: {
+  db: Kysely<Database>;
+  client: InvoicingClient;
+  accountId: number;
+  schema: string;
+  name?: string;
+}): PullingSession {
+  const name = parts.name ?? DEFAULT_ACCOUNT;
   return {
-    db: database.current.handle.db,
-    client,
-    accountId: database.current.accountId,
-    schema: database.current.schema,
-    writeConcurrency: 2,
+    account: { id: parts.accountId, name },
+    db: parts.db,
+    schema: parts.schema,
+    client: parts.client,
+    log: logger.child({ account: name }),
   };
+}
+
+/** What runSync needs of a test database and a client: the default account's session, pages written two at a time. */
+export function pullOf(database: { current: TestDatabase }, client: InvoicingClient): [PullingSession, PullSettings] {
+  const { handle, accountId, schema } = database.current;
+  return [testSession({ db: handle.db, client, accountId, schema }), { writeConcurrency: 2 }];
 }
 
 export function databaseUrl(): string {
@@ -42,10 +60,12 @@ export function uniqueSchema(prefix = 't'): string {
   return `${prefix}_${randomBytes(5).toString('hex')}`;
 }
 
+/** Drops the schema, and the reporting role `sql` made for it (roles are the server's, shared by every test). */
 export async function dropSchema(url: string, schema: string): Promise<void> {
   const admin = postgres(url, { max: 1, onnotice: () => undefined });
   try {
     await admin.unsafe(`drop schema if exists "${schema}" cascade`);
+    await admin.unsafe(`drop role if exists "${reportingRoleName(schema)}"`).catch(() => undefined);
   } finally {
     await admin.end();
   }
@@ -62,7 +82,7 @@ export function useTestDatabase(options: { migrate?: boolean } = {}): { current:
     if (options.migrate !== false) {
       await migrate(handle.db, schema);
       await ensureDefaultAccount(handle.db);
-      accountId = (await accountNamed(handle.db, DEFAULT_ACCOUNT)).id;
+      accountId = (await resolveAccounts(handle.db, DEFAULT_ACCOUNT, { one: true })).id;
     }
     box.current = { handle, accountId, url, schema, env: { DATABASE_URL: url, MIRROR_SCHEMA: schema } };
   });

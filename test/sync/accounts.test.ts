@@ -3,11 +3,12 @@
  * client per account): each account's mirror equals that account's data in the sandbox exactly,
  * and one account's refused key, spent quota or failing list changes nothing of the others'.
  */
+import { resolveAccounts } from '../../src/accounts/resolve.js';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../../src/app.js';
 import { forEachAccount, pullAccount } from '../../src/accounts/pull.js';
-import { accountNamed, type Account } from '../../src/accounts/store.js';
+import type { Account } from '../../src/accounts/store.js';
 import { loadConfig } from '../../src/config.js';
 import { startSandbox, type Sandbox, type SandboxEntity } from '../../src/sandbox/index.js';
 import { createApiClient } from '../../src/service-client.js';
@@ -47,7 +48,8 @@ afterAll(async () => {
   await sandbox?.close();
 });
 
-const account = (index: number): Promise<Account> => accountNamed(database.current.handle.db, `client-${index}`);
+const account = (index: number): Promise<Account> =>
+  resolveAccounts(database.current.handle.db, `client-${index}`, { one: true });
 
 async function pullAll(indexes: number[]): Promise<Map<number, SyncOutcome>> {
   const accounts = await Promise.all(indexes.map(account));

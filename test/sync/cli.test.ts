@@ -5,7 +5,7 @@ import { sql } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
 import { CLI_PATH, runCli } from '../support/cli.js';
 import { useSandbox } from '../support/sandbox.js';
-import { useTestDatabase, embeddedDbParent, lastSyncRun } from '../support/test-database.js';
+import { dropSchema, embeddedDbParent, lastSyncRun, uniqueSchema, useTestDatabase } from '../support/test-database.js';
 import { ENTITY_NAMES } from '../../src/catalog/index.js';
 import { ABANDONED_PULL } from '../../src/db/index.js';
 
@@ -14,9 +14,21 @@ const env = useSandbox({
   perEntity: { clients: 120, products: 120, quotations: 120, saved_invoices: 120, repeating_invoices: 120 },
 });
 const dirs: string[] = [];
-afterAll(() => {
+const schemas: string[] = [];
+afterAll(async () => {
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+  for (const schema of schemas) await dropSchema(database.current.url, schema);
 });
+
+/**
+ * A mirror of its own (a schema the command creates), for a pull from another address than the
+ * sandbox: the file's mirror holds the sandbox's rows, and refuses to be pulled from elsewhere.
+ */
+function otherMirror(): Record<string, string> {
+  const schema = uniqueSchema('other');
+  schemas.push(schema);
+  return { ...database.current.env, MIRROR_SCHEMA: schema };
+}
 
 const apiEnv = () => ({ INVOICING_API_URL: env.sandbox.url, PAGE_SIZE: '20' });
 
@@ -27,7 +39,7 @@ describe('backfill and sync commands', () => {
     });
     expect(result.code).toBe(2);
     expect(result.stderr.trim()).toBe(
-      "invoice-mirror: --only: unknown entity 'payments' (known: countries, clients, products, quotations, saved_invoices, repeating_invoices, invoices)",
+      "invoice-mirror: --only: unknown entity 'payments' (known: countries, taxes, categories, clients, products, quotations, saved_invoices, repeating_invoices, invoices)",
     );
   });
 
@@ -158,7 +170,7 @@ describe('backfill and sync commands', () => {
 
   it('an API URL that answers 404 to every list is named as the likely cause', async () => {
     const wrong = env.sandbox.url.replace(/\/api\/v1$/, '/wrong/api/v1');
-    const result = await runCli(['sync'], { env: { ...database.current.env, INVOICING_API_URL: wrong } });
+    const result = await runCli(['sync'], { env: { ...otherMirror(), INVOICING_API_URL: wrong } });
     expect(result.code).toBe(1);
     expect(result.stdout).toContain(
       `every list answered 404 Not found: check INVOICING_API_URL (the service's API, ending in /api/v1; now ${wrong})\n`,
@@ -167,7 +179,7 @@ describe('backfill and sync commands', () => {
 
   it('exits 1 when a pull fails, on Postgres and on the embedded database', async () => {
     const unreachable = { INVOICING_API_URL: 'http://127.0.0.1:1/api/v1', MAX_RETRIES: '0' };
-    const onPostgres = await runCli(['sync'], { env: { ...database.current.env, ...unreachable } });
+    const onPostgres = await runCli(['sync'], { env: { ...otherMirror(), ...unreachable } });
     expect(onPostgres.code).toBe(1);
     expect(onPostgres.stdout).toMatch(/run \d+: failed/);
     const dir = embeddedDbParent('im-embedded-fail-');
@@ -224,6 +236,15 @@ describe('the exit code and the run tell the truth', () => {
     const status = await runCli(['status'], { env: cliEnv });
     expect(status.stdout).toMatch(/Held deletes/);
     expect(status.stdout).toMatch(/repeating_invoices\s+40\s.*invoice-mirror sync --allow-deletes repeating_invoices/);
+    // Once the mirror holds another account (paused here), the hint names the account: without
+    // --account the release would apply to every account's held deletes of the entity.
+    const { db } = database.current.handle;
+    await sql`insert into accounts (name, state) values ('other', 'paused')`.execute(db);
+    const named = await runCli(['sync'], { env: cliEnv });
+    expect(named.stdout).toMatch(
+      /40 deletes held \(run invoice-mirror sync --account default --allow-deletes repeating_invoices if they are real\)/,
+    );
+    await sql`delete from accounts where name = 'other'`.execute(db);
 
     const released = await runCli(['sync', '--allow-deletes', 'repeating_invoices'], { env: cliEnv });
     expect(released.code).toBe(0);

@@ -8,11 +8,11 @@
 import { sql } from 'kysely';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { NUL_REPLACEMENT } from '../../src/api/index.js';
-import { runSync, type SyncOutcome } from '../../src/sync/index.js';
+import { runSync, type PullSettings, type SyncOutcome } from '../../src/sync/index.js';
 import { DEFAULT_DELETE_POLICY } from '../../src/sync/safeguard.js';
 import type { SandboxEntity } from '../../src/sandbox/index.js';
 import { clientFor, useSandbox } from '../support/sandbox.js';
-import { useTestDatabase } from '../support/test-database.js';
+import { testSession, useTestDatabase } from '../support/test-database.js';
 
 const database = useTestDatabase();
 const PER_ENTITY = { clients: 120, products: 60, quotations: 40, saved_invoices: 40, repeating_invoices: 30 };
@@ -21,16 +21,11 @@ const ENTITIES = Object.keys(PER_ENTITY) as SandboxEntity[];
 const keyOf = (entity: string) => (entity === 'clients' ? 'clientnr' : 'id');
 
 const db = () => database.current.handle.db;
-const deps = (overrides: Record<string, unknown> = {}) => ({
-  db: db(),
-  client: env.client,
-  accountId: database.current.accountId,
-  schema: database.current.schema,
-  writeConcurrency: 2,
-  ...overrides,
-});
-const sync = (overrides: Record<string, unknown> = {}, entities?: SandboxEntity[]) =>
-  runSync(deps(overrides), { kind: 'sync', entities });
+const session = (client = env.client) =>
+  testSession({ db: db(), client, accountId: database.current.accountId, schema: database.current.schema });
+const settings = (overrides: PullSettings = {}): PullSettings => ({ writeConcurrency: 2, ...overrides });
+const sync = (overrides: PullSettings = {}, entities?: SandboxEntity[]) =>
+  runSync(session(), settings(overrides), { kind: 'sync', entities });
 
 async function liveIds(entity: string): Promise<number[]> {
   const { rows } = await sql<{ k: number }>`
@@ -328,7 +323,7 @@ describe('a list that fails or pages oddly', () => {
       // The first attempt and its one retry both time out.
       env.sandbox.failNext('hang', 2, { pathPrefix: '/clients' });
       for (const id of upstreamIds('products').slice(0, 2)) env.sandbox.store.setWire('products', id, { notes: 'new' });
-      const outcome = await runSync({ ...deps(), client }, { kind: 'sync' });
+      const outcome = await runSync(session(client), settings(), { kind: 'sync' });
       expect(outcome.status).toBe('partial');
       expect(outcome.entities.clients!.complete).toBe(false);
       expect(outcome.entities.clients!.error).toMatch(/clients: .*no complete answer within 150 ms/);
@@ -375,7 +370,7 @@ describe('a list that fails or pages oddly', () => {
       env.sandbox.failNext('html200', 1, { pathPrefix: '/clients' });
       env.sandbox.failNext('truncated', 1, { pathPrefix: '/products' });
       env.sandbox.failNext('html500', 1, { pathPrefix: '/quotations' });
-      const outcome = await runSync({ ...deps(), client }, { kind: 'sync' });
+      const outcome = await runSync(session(client), settings(), { kind: 'sync' });
       expect(outcome.status).toBe('partial');
       expect(outcome.entities.clients!.error).toMatch(
         /^clients: GET \/clients\?count=50&start=0: 200 answer was an HTML page, not JSON \(text\/html\) "Onderhoud"$/,
@@ -416,7 +411,7 @@ describe('answers with status 200 that are not the data asked for', () => {
     env.sandbox.knobs.failureRate = 1;
     env.sandbox.knobs.failureKinds = ['bom'];
     try {
-      const outcome = await runSync(deps(), { kind: 'backfill' });
+      const outcome = await runSync(session(), settings(), { kind: 'backfill' });
       expect(outcome.status).toBe('succeeded');
       expect(env.sandbox.calls.length).toBeGreaterThan(0);
       expect(env.sandbox.calls.every((c) => c.fault === 'bom')).toBe(true);

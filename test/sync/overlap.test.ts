@@ -8,7 +8,7 @@ import { sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runSync } from '../../src/sync/index.js';
 import { useSandbox } from '../support/sandbox.js';
-import { syncDepsOf, useTestDatabase } from '../support/test-database.js';
+import { pullOf, useTestDatabase } from '../support/test-database.js';
 
 const database = useTestDatabase();
 const env = useSandbox({ perEntity: { clients: 30, products: 30 } }, { pageSize: 10 });
@@ -41,7 +41,7 @@ describe('entities read while the one before concludes', () => {
     );
     env.sandbox.clearCalls();
 
-    const outcome = await runSync(syncDepsOf(database, env.client), {
+    const outcome = await runSync(...pullOf(database, env.client), {
       kind: 'backfill',
       entities: ['clients', 'products'],
     });

@@ -7,7 +7,7 @@ import { sql } from 'kysely';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { runSync } from '../../src/sync/index.js';
 import { useSandbox } from '../support/sandbox.js';
-import { syncDepsOf, useTestDatabase } from '../support/test-database.js';
+import { pullOf, useTestDatabase } from '../support/test-database.js';
 
 const database = useTestDatabase();
 const env = useSandbox(
@@ -15,17 +15,17 @@ const env = useSandbox(
   { pageSize: 15 },
 );
 
-const deps = () => syncDepsOf(database, env.client);
+const deps = () => pullOf(database, env.client);
 
 /** A sync, and how many list elements the client parsed during it. */
 async function syncCountingParses() {
   const before = env.client.elementsParsed;
-  const outcome = await runSync(deps(), { kind: 'sync' });
+  const outcome = await runSync(...deps(), { kind: 'sync' });
   return { outcome, parsed: env.client.elementsParsed - before };
 }
 
 beforeAll(async () => {
-  const backfill = await runSync(deps(), { kind: 'backfill' });
+  const backfill = await runSync(...deps(), { kind: 'backfill' });
   expect(backfill.status).toBe('succeeded');
 });
 

@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { progressReporter, progressText, runSync, type SyncProgress } from '../../src/sync/index.js';
 import { clientFor, useSandbox } from '../support/sandbox.js';
-import { useTestDatabase } from '../support/test-database.js';
+import { testSession, useTestDatabase } from '../support/test-database.js';
 import { logger } from '../../src/log.js';
 
 const database = useTestDatabase();
@@ -14,7 +14,13 @@ const env = useSandbox({ perEntity: { clients: 45 } });
 async function backfill(client = env.client): Promise<SyncProgress[]> {
   const seen: SyncProgress[] = [];
   await runSync(
-    { db: database.current.handle.db, client, accountId: database.current.accountId, schema: database.current.schema },
+    testSession({
+      db: database.current.handle.db,
+      client: client,
+      accountId: database.current.accountId,
+      schema: database.current.schema,
+    }),
+    {},
     { kind: 'backfill', entities: ['clients'], onProgress: (p) => seen.push({ ...p }) },
   );
   return seen;
@@ -45,12 +51,13 @@ describe('pull progress', () => {
     const seen: SyncProgress[] = [];
     try {
       await runSync(
-        {
+        testSession({
           db: database.current.handle.db,
           client: paged,
           accountId: database.current.accountId,
           schema: database.current.schema,
-        },
+        }),
+        {},
         {
           kind: 'backfill',
           entities: ['clients'],

@@ -7,7 +7,7 @@ import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { refreshRecords, runSync } from '../../src/sync/index.js';
 import { useSandbox } from '../support/sandbox.js';
-import { useTestDatabase } from '../support/test-database.js';
+import { testSession, useTestDatabase } from '../support/test-database.js';
 
 const database = useTestDatabase();
 const env = useSandbox(
@@ -31,7 +31,13 @@ async function rejected() {
 describe('the refresh after a job', () => {
   it('stores every record it can, isolates the one Postgres refuses and reports it, marks the gone one deleted', async () => {
     const backfill = await runSync(
-      { db: db(), client: env.client, accountId: database.current.accountId, schema: database.current.schema },
+      testSession({
+        db: db(),
+        client: env.client,
+        accountId: database.current.accountId,
+        schema: database.current.schema,
+      }),
+      {},
       { kind: 'backfill', entities: ['clients'] },
     );
     expect(backfill.status).toBe('succeeded');

@@ -7,7 +7,7 @@ import { sql } from 'kysely';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { runSync, type SyncOptions } from '../../src/sync/index.js';
 import { clientFor, useSandbox } from '../support/sandbox.js';
-import { syncDepsOf, useTestDatabase } from '../support/test-database.js';
+import { pullOf, useTestDatabase } from '../support/test-database.js';
 
 const database = useTestDatabase();
 const PAGE = 5;
@@ -15,7 +15,7 @@ const env = useSandbox({ perEntity: { clients: 40, products: 12 } }, { pageSize:
 const db = () => database.current.handle.db;
 
 const pull = (options: Partial<SyncOptions> = {}, client = env.client) =>
-  runSync(syncDepsOf(database, client), { kind: 'sync', entities: ['clients', 'products'], ...options });
+  runSync(...pullOf(database, client), { kind: 'sync', entities: ['clients', 'products'], ...options });
 
 /** Gives way the `n`th time it is asked (after the `n`th page of a full pull). */
 function giveWayAfter(n: number): () => string | null {

@@ -8,10 +8,10 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { sql } from 'kysely';
 import postgres from 'postgres';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { ABANDONED_PULL, lockKey } from '../../src/db/index.js';
+import { ABANDONED_PULL, lockHolder } from '../../src/db/index.js';
 import { runSync } from '../../src/sync/index.js';
 import { useSandbox } from '../support/sandbox.js';
-import { useTestDatabase } from '../support/test-database.js';
+import { testSession, useTestDatabase } from '../support/test-database.js';
 
 const database = useTestDatabase();
 const env = useSandbox({ perEntity: { clients: 60, products: 60 } }, { pageSize: 5 });
@@ -19,7 +19,13 @@ const env = useSandbox({ perEntity: { clients: 60, products: 60 } }, { pageSize:
 const db = () => database.current.handle.db;
 const pull = () =>
   runSync(
-    { db: db(), client: env.client, accountId: database.current.accountId, schema: database.current.schema },
+    testSession({
+      db: db(),
+      client: env.client,
+      accountId: database.current.accountId,
+      schema: database.current.schema,
+    }),
+    {},
     { kind: 'sync', entities: ['clients', 'products'] },
   );
 
@@ -37,12 +43,7 @@ const lastRunId = async () =>
 
 /** The backend holding the run's sync lock (the connection the whole run is on). */
 async function syncLockHolder(): Promise<number | null> {
-  const key = lockKey(database.current.schema, 'sync', database.current.accountId);
-  const { rows } = await sql<{ pid: number }>`
-    select l.pid from pg_locks l, (select ${key}::bigint as k) x
-    where l.locktype = 'advisory' and l.granted
-      and l.classid::bigint = ((x.k >> 32) & 4294967295) and l.objid::bigint = (x.k & 4294967295)`.execute(db());
-  return rows[0] ? Number(rows[0].pid) : null;
+  return lockHolder(db(), database.current.accountId, 'sync');
 }
 
 async function terminate(pid: number): Promise<void> {

@@ -7,7 +7,7 @@ import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { runSync } from '../../src/sync/index.js';
 import { useSandbox } from '../support/sandbox.js';
-import { useTestDatabase } from '../support/test-database.js';
+import { testSession, useTestDatabase } from '../support/test-database.js';
 
 const database = useTestDatabase();
 const env = useSandbox({ perEntity: { clients: 1_100, products: 10, quotations: 1_050 } }, { pageSize: 500 });
@@ -29,7 +29,13 @@ describe('statistics after a fill', () => {
       expect(await columnsWithStatistics(table)).toEqual([]);
 
     const outcome = await runSync(
-      { db: db(), client: env.client, accountId: database.current.accountId, schema: database.current.schema },
+      testSession({
+        db: db(),
+        client: env.client,
+        accountId: database.current.accountId,
+        schema: database.current.schema,
+      }),
+      {},
       { kind: 'backfill', entities: ['clients', 'products', 'quotations'] },
     );
     expect(outcome.status).toBe('succeeded');

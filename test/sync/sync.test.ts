@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { entityColumns, type Column, type EntityName } from '../../src/catalog/index.js';
 import { runSync, SyncBusyError } from '../../src/sync/index.js';
 import { useSandbox } from '../support/sandbox.js';
-import { syncDepsOf, useTestDatabase } from '../support/test-database.js';
+import { pullOf, useTestDatabase } from '../support/test-database.js';
 
 const database = useTestDatabase();
 const env = useSandbox(
@@ -15,7 +15,7 @@ const SANDBOX_ENTITIES = ['clients', 'products', 'quotations', 'saved_invoices',
 const KEY: Record<string, string> = { clients: 'clientnr' };
 const keyOf = (entity: string) => KEY[entity] ?? 'id';
 
-const deps = () => syncDepsOf(database, env.client);
+const deps = () => pullOf(database, env.client);
 
 /** What a typed column should hold for a wire value, worked out independently of the client's parser. */
 function expectedValue(column: Column, wire: Record<string, unknown>): unknown {
@@ -75,7 +75,7 @@ async function changeRows(runId: number) {
 
 describe('backfill', () => {
   it('fills the mirror with exactly what the service holds, field by field and raw', async () => {
-    const outcome = await runSync(deps(), { kind: 'backfill' });
+    const outcome = await runSync(...deps(), { kind: 'backfill' });
     expect(outcome.status).toBe('succeeded');
     expect(outcome.error).toBeNull();
 
@@ -181,7 +181,7 @@ describe('sync', () => {
         select 'n', id, xmin from countries union all select 'l', document_id * 1000 + position, xmin from document_lines) x`.execute(
       db,
     );
-    const outcome = await runSync(deps(), { kind: 'sync' });
+    const outcome = await runSync(...deps(), { kind: 'sync' });
     expect(outcome.status).toBe('succeeded');
     for (const entity of SANDBOX_ENTITIES) {
       expect(outcome.entities[entity]).toMatchObject({
@@ -215,7 +215,7 @@ describe('sync', () => {
     const goneInvoice = Number(store.list('saved_invoices')[3]!.id);
     store.delete('saved_invoices', goneInvoice);
 
-    const first = await runSync(deps(), { kind: 'sync' });
+    const first = await runSync(...deps(), { kind: 'sync' });
     expect(first.status).toBe('succeeded');
     const changes = await changeRows(first.runId);
     const summary = changes.map((c) => [c.entity, c.entity_id, c.op]);
@@ -249,7 +249,7 @@ describe('sync', () => {
     expect(price).toEqual({ price: '99.5', name: 'Renamed product' });
 
     store.restore('saved_invoices', goneInvoice);
-    const second = await runSync(deps(), { kind: 'sync' });
+    const second = await runSync(...deps(), { kind: 'sync' });
     expect((await changeRows(second.runId)).map((c) => [c.entity, c.entity_id, c.op])).toEqual([
       ['saved_invoices', String(goneInvoice), 'restore'],
     ]);
@@ -282,7 +282,7 @@ describe('sync', () => {
         { description: 'tekstregel' },
       ],
     });
-    const outcome = await runSync(deps(), { kind: 'sync', entities: ['quotations'] });
+    const outcome = await runSync(...deps(), { kind: 'sync', entities: ['quotations'] });
     expect(outcome.entities.quotations).toMatchObject({ updated: 1, inserted: 0 });
     const lines = await db
       .selectFrom('document_lines')
@@ -306,7 +306,7 @@ describe('sync', () => {
 
     // Server errors on every try (the client retries twice) of the first page of products.
     env.sandbox.failNext('500', 3, { method: 'GET', pathPrefix: '/products' });
-    const faulty = await runSync(deps(), { kind: 'sync', entities: ['products', 'clients'] });
+    const faulty = await runSync(...deps(), { kind: 'sync', entities: ['products', 'clients'] });
     expect(faulty.status).toBe('partial');
     expect(faulty.entities.products!.complete).toBe(false);
     expect(faulty.entities.clients!.complete).toBe(true);
@@ -317,7 +317,7 @@ describe('sync', () => {
 
     // A spent quota stops the whole run: the entities after products are not even tried.
     env.sandbox.failNext('quota', 1, { pathPrefix: '/products' });
-    const limited = await runSync(deps(), { kind: 'sync', entities: ['products', 'quotations'] });
+    const limited = await runSync(...deps(), { kind: 'sync', entities: ['products', 'quotations'] });
     expect(limited.status).toBe('failed');
     expect(limited.error).toMatch(/rate|quota|limit/i);
     expect(limited.entities.quotations).toBeUndefined();
@@ -343,8 +343,8 @@ describe('sync', () => {
     env.sandbox.knobs.latencyMs = 30;
     try {
       const results = await Promise.allSettled([
-        runSync(deps(), { kind: 'sync', entities: ['clients'] }),
-        runSync(deps(), { kind: 'sync', entities: ['clients'] }),
+        runSync(...deps(), { kind: 'sync', entities: ['clients'] }),
+        runSync(...deps(), { kind: 'sync', entities: ['clients'] }),
       ]);
       const rejected = results.filter((r) => r.status === 'rejected') as PromiseRejectedResult[];
       expect(rejected).toHaveLength(1);

@@ -9,7 +9,7 @@ import { definitionOf, toStagedRow, type ReadEntityRecord } from '../../src/sync
 import { runSync } from '../../src/sync/index.js';
 import { mergePage } from '../../src/sync/merge.js';
 import { useSandbox } from '../support/sandbox.js';
-import { useTestDatabase } from '../support/test-database.js';
+import { testSession, useTestDatabase } from '../support/test-database.js';
 
 const database = useTestDatabase();
 const env = useSandbox(
@@ -65,13 +65,13 @@ describe('write modes', () => {
     const late = rows[rows.length - 1]!; // on the last page
     let written = false;
     const outcome = await runSync(
-      {
+      testSession({
         db: db(),
         client: env.client,
         accountId: database.current.accountId,
         schema: database.current.schema,
-        writeConcurrency: 2,
-      },
+      }),
+      { writeConcurrency: 2 },
       {
         kind: 'backfill',
         entities: ['clients'],
@@ -131,19 +131,26 @@ describe('write modes', () => {
       client: env.client,
       accountId: database.current.accountId,
       schema: database.current.schema,
-      writeConcurrency: 2,
     };
 
     dirty(1);
     // Empty tables: the backfill writes its pages as plain inserts, the sync after it merges.
     await sql`truncate clients, quotations, document_lines`.execute(db());
-    const backfill = await runSync(deps, { kind: 'backfill', entities: ['clients', 'quotations'] });
+    const backfill = await runSync(
+      testSession(deps),
+      { writeConcurrency: 2 },
+      { kind: 'backfill', entities: ['clients', 'quotations'] },
+    );
     expect(backfill.status).toBe('succeeded');
     expect(backfill.entities.clients).toMatchObject({ inserted: store.list('clients').length });
     await check(1);
 
     dirty(2);
-    const sync = await runSync(deps, { kind: 'sync', entities: ['clients', 'quotations'] });
+    const sync = await runSync(
+      testSession(deps),
+      { writeConcurrency: 2 },
+      { kind: 'sync', entities: ['clients', 'quotations'] },
+    );
     expect(sync.status).toBe('succeeded');
     expect(sync.entities.clients).toMatchObject({ updated: 1 });
     await check(2);

@@ -22,7 +22,7 @@ import {
   resumeSubscription,
 } from '../../src/webhooks/subscriptions.js';
 import { useSandbox } from '../support/sandbox.js';
-import { useTestDatabase } from '../support/test-database.js';
+import { testSession, useTestDatabase } from '../support/test-database.js';
 import { startReceiver, type Receiver } from './receiver.js';
 
 const MASTER = 'a test master secret of more than 32 characters';
@@ -56,7 +56,13 @@ function deliverer(options: Partial<DeliveryOptions> = {}): Deliverer {
 
 const pull = (kind: 'backfill' | 'sync') =>
   runSync(
-    { db: db(), client: env.client, accountId: database.current.accountId, schema: database.current.schema },
+    testSession({
+      db: db(),
+      client: env.client,
+      accountId: database.current.accountId,
+      schema: database.current.schema,
+    }),
+    {},
     { kind },
   );
 

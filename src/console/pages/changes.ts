@@ -5,7 +5,7 @@
  */
 import type { Kysely } from 'kysely';
 import { ENTITY_NAMES, isEntityName } from '../../catalog/index.js';
-import { changeFeed, recordHistory, type Database, type VersionRow } from '../../db/index.js';
+import { changeFeed, recordByKey, recordHistory, type Database, type VersionRow } from '../../db/index.js';
 import {
   accountInput,
   accountName,
@@ -15,7 +15,20 @@ import {
   type ConsoleApp,
   type Viewing,
 } from '../accounts.js';
-import { ago, badge, html, page, pageOf, pager, text, unknownEntityPage, type Html } from '../layout.js';
+import {
+  ago,
+  badge,
+  html,
+  MAX_INTEGER_ID,
+  notFoundPage,
+  page,
+  pageOf,
+  pager,
+  pathId,
+  text,
+  unknownEntityPage,
+  type Html,
+} from '../layout.js';
 
 const PAGE_ROWS = 50;
 const OPS = ['insert', 'update', 'delete', 'restore'] as const;
@@ -110,6 +123,12 @@ export function changeRoutes(app: ConsoleApp, db: Kysely<Database>): void {
     if (!view.account)
       return c.html(page(title, chooseAccount(view, 'a record', c.req.path), { view, section: '/changes' }));
     const versions = await recordHistory(db, view.account.id, entity, id);
+    // A record with no history yet is still one; an id that names no record, and has none, is not.
+    const key = pathId(id, MAX_INTEGER_ID);
+    if (versions.length === 0 && (key === null || !(await recordByKey(db, view.account.id, entity, key)))) {
+      const where = view.accounts.length > 1 ? `account ${view.account.name}` : 'the mirror';
+      return c.html(notFoundPage(`No ${entity} ${id} in ${where}, and no history of one.`, view), 404);
+    }
     return c.html(
       page(
         title,

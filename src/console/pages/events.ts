@@ -9,7 +9,7 @@ import type { Database } from '../../db/index.js';
 import { readEvents } from '../../events/store.js';
 import { listDeliveries, listSubscriptions, resumeSubscription, retryDelivery } from '../../webhooks/subscriptions.js';
 import { accountInput, link, showsSeveral, type ConsoleApp, type Viewing } from '../accounts.js';
-import { ago, badge, html, page, text, type Html } from '../layout.js';
+import { ago, badge, html, MAX_INTEGER_ID, notFoundPage, page, pathId, text, type Html } from '../layout.js';
 
 const PAGE_ROWS = 100;
 
@@ -112,20 +112,53 @@ export function eventRoutes(app: ConsoleApp, db: Kysely<Database>): void {
   app.get('/webhooks', async (c) => c.html(await subscriptionsPage(db, c.get('view'))));
   app.get('/webhooks/:id{[0-9]+}', async (c) => {
     const view = c.get('view');
-    const id = Number(c.req.param('id'));
-    const shown = await deliveriesPage(db, view, id);
-    return shown
-      ? c.html(shown)
-      : c.html(page('Not found', html`<p class="error">No webhook ${id}.</p>`, { view }), 404);
+    const id = await webhookInView(db, view, c.req.param('id'));
+    const shown = id === null ? null : await deliveriesPage(db, view, id);
+    return shown ? c.html(shown) : c.html(noWebhook(view, c.req.param('id')), 404);
   });
   app.post('/webhooks/:id{[0-9]+}/resume', async (c) => {
-    const id = Number(c.req.param('id'));
+    const view = c.get('view');
+    const id = await webhookInView(db, view, c.req.param('id'));
+    if (id === null) return c.html(noWebhook(view, c.req.param('id')), 404);
     await resumeSubscription(db, id);
-    return c.redirect(link(c.get('view'), `/webhooks/${id}`), 303);
+    return c.redirect(link(view, `/webhooks/${id}`), 303);
   });
   app.post('/webhooks/:id{[0-9]+}/events/:event{[0-9]+}/retry', async (c) => {
-    const id = Number(c.req.param('id'));
-    await retryDelivery(db, id, c.req.param('event'));
-    return c.redirect(link(c.get('view'), `/webhooks/${id}`), 303);
+    const view = c.get('view');
+    const id = await webhookInView(db, view, c.req.param('id'));
+    if (id === null) return c.html(noWebhook(view, c.req.param('id')), 404);
+    const event = c.req.param('event');
+    if (pathId(event) === null || !(await hasDelivery(db, id, event)))
+      return c.html(notFoundPage(`Webhook ${id} has no delivery of event ${event}.`, view), 404);
+    await retryDelivery(db, id, event);
+    return c.redirect(link(view, `/webhooks/${id}`), 303);
   });
+}
+
+/** The webhook a path names, when the page's accounts see it (one of theirs, or one of every account); else null. */
+async function webhookInView(db: Kysely<Database>, view: Viewing, text: string): Promise<number | null> {
+  const id = pathId(text, MAX_INTEGER_ID);
+  if (id === null) return null;
+  const found = await db
+    .selectFrom('webhook_subscriptions')
+    .select('account_id')
+    .where('id', '=', id)
+    .executeTakeFirst();
+  if (!found) return null;
+  return !view.account || found.account_id === null || found.account_id === view.account.id ? id : null;
+}
+
+async function hasDelivery(db: Kysely<Database>, id: number, event: string): Promise<boolean> {
+  const found = await db
+    .selectFrom('webhook_deliveries')
+    .select('id')
+    .where('subscription_id', '=', id)
+    .where('event_id', '=', event)
+    .executeTakeFirst();
+  return found !== undefined;
+}
+
+function noWebhook(view: Viewing, id: string): Html {
+  const where = view.account && view.accounts.length > 1 ? ` of account ${view.account.name}` : '';
+  return notFoundPage(`No webhook ${id}${where}.`, view);
 }

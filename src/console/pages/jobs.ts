@@ -9,6 +9,7 @@ import { jobsInScope, type Database } from '../../db/index.js';
 import { RunError } from '../../errors.js';
 import {
   addJob,
+  batchFailureText,
   batchesOf,
   cancelJob,
   getJob,
@@ -20,6 +21,7 @@ import {
   PayloadError,
   PrecheckError,
   payloadTemplate,
+  RESOLVE_COMMANDS_TEXT,
   retryJob,
   type JobStatus,
   type RetryDecisions,
@@ -36,7 +38,8 @@ import {
   type Viewing,
 } from '../accounts.js';
 import { fieldInputs } from '../job-form.js';
-import { ago, badge, html, page, pageOf, pager, text, withQuery, type Html } from '../layout.js';
+import { type SendFact, sendFacts } from './send-facts.js';
+import { ago, badge, html, page, pageOf, pager, pathId, text, withQuery, type Html } from '../layout.js';
 
 const PAGE_ROWS = 50;
 
@@ -120,6 +123,7 @@ async function jobPage(
   const canCancel = actions.includes('cancel');
   const deciding = actions.includes('mark-sent') || actions.includes('resend');
   const idStates = policy?.idsByState(job.payload, job.result) ?? null;
+  const facts = deciding ? await factsOf(db, job) : new Map<number, SendFact>();
   return page(
     `Job ${id}: ${job.kind}`,
     html`<div id="job" ${live ? html`hx-get="${link(view, `/jobs/${id}`)}" hx-trigger="every 2s" hx-select="#job" hx-swap="outerHTML"` : ''}>
@@ -128,13 +132,13 @@ async function jobPage(
       ${message?.info ? html`<p>${message.info}</p>` : ''}
       <p>${badge(job.status)} attempts ${job.attempts}/${job.max_attempts}; queued ${ago(job.created_at)};
         ${job.started_at ? html`started ${ago(job.started_at)}; ` : ''}${job.finished_at ? html`finished ${ago(job.finished_at)}` : html`runs after ${ago(job.run_after)}`}</p>
-      ${job.last_error ? html`<p class="error">${job.last_error}</p>` : ''}
+      ${job.last_error ? html`<p class="error">${pageWording(job.last_error, deciding)}</p>` : ''}
       <div class="actions">
-        ${canRetry ? html`<form method="post" action="${link(view, `/jobs/${id}/retry`)}"><button type="submit">Retry</button></form>` : ''}
+        ${canRetry ? html`<form method="post" action="${link(view, `/jobs/${id}/retry`)}"><button type="submit" title="${deciding ? 'asks the service about the ids of unknown outcome first, and sends only those certainly not sent' : ''}">${deciding ? 'Retry (asks the service first)' : 'Retry'}</button></form>` : ''}
         ${canCancel ? html`<form method="post" action="${link(view, `/jobs/${id}/cancel`)}"><button type="submit" class="secondary">Cancel</button></form>` : ''}
         ${deciding && idStates === null ? decisionLinks(view, id, 'call') : ''}
       </div>
-      ${idStates === null ? '' : idStatesTable(view, id, idStates, deciding)}
+      ${idStates === null ? '' : idStatesTable(view, id, idStates, deciding, facts)}
       <div class="grid">
         <section><h2>Payload</h2><pre>${JSON.stringify(job.payload, null, 2)}</pre></section>
         <section><h2>Result</h2><pre>${job.result === null ? '—' : JSON.stringify(job.result, null, 2)}</pre></section>
@@ -152,7 +156,7 @@ async function jobPage(
           : html`<h2>Batches of the send</h2><table><thead><tr><th>ids</th><th>attempt</th><th>outcome</th><th>started</th><th>error</th></tr></thead><tbody>
               ${batches.map(
                 (b) =>
-                  html`<tr><td>${b.ids.join(', ')}</td><td>${b.attempt}</td><td>${badge(b.outcome)}</td><td>${text(b.started_at)}</td><td>${text(b.error)}</td></tr>`,
+                  html`<tr><td>${b.ids.join(', ')}</td><td>${b.attempt}</td><td>${badge(b.outcome)}${b.outcome === 'failed' ? html` <span class="muted">${batchFailureText(b)}</span>` : ''}</td><td>${text(b.started_at)}</td><td>${text(b.error)}</td></tr>`,
               )}</tbody></table>`
       }
     </div>`,
@@ -184,6 +188,11 @@ const subjectWords = (subject: Subject, unknown: readonly number[]): string =>
       ? `all ${unknown.length} ids of unknown outcome (${unknown.join(', ')})`
       : `id ${subject}`;
 
+function decisionLink(view: Viewing, id: number, subject: Subject, choice: Choice, suggested = false): Html {
+  const href = link(view, `/jobs/${id}/decide?choice=${choice}&ids=${String(subject)}`);
+  return html`<a class="${suggested ? 'button' : ''}" href="${href}">${CHOICES[choice].label}${subject === 'all' ? ' (all unknown)' : ''}…</a> `;
+}
+
 function decisionLinks(view: Viewing, id: number, subject: Subject): Html {
   return html`${(Object.keys(CHOICES) as Choice[]).map(
     (choice) =>
@@ -191,16 +200,49 @@ function decisionLinks(view: Viewing, id: number, subject: Subject): Html {
   )}`;
 }
 
-/** A send's ids by state; those of unknown outcome each with their decisions, and the decisions for all of them. */
-function idStatesTable(view: Viewing, id: number, states: [string, number[]][], deciding: boolean): Html {
+/**
+ * A job's message as a page words it: without the commands that resolve an unknown outcome when
+ * the page offers them as buttons (the message itself, in the job row, keeps them for the CLI).
+ */
+function pageWording(message: string, deciding: boolean): string {
+  return deciding ? message.replace(RESOLVE_COMMANDS_TEXT, '') : message;
+}
+
+/** What the mirror's syncs show about a send's ids of unknown outcome, each with its call's start. */
+async function factsOf(db: Kysely<Database>, job: Awaited<ReturnType<typeof getJob>>): Promise<Map<number, SendFact>> {
+  if (job.kind !== 'send_saved_invoices') return new Map();
+  const calls = new Map<number, string>();
+  for (const batch of batchesOf(job.result))
+    if (batch.outcome === 'unknown' || batch.outcome === 'sending')
+      for (const i of batch.ids) calls.set(i, batch.started_at);
+  const deleting = (job.payload as { delete?: unknown } | null)?.delete === true;
+  return sendFacts(db, job.account_id, calls, deleting);
+}
+
+/** One id of unknown outcome: what the mirror knows, then the decisions, the one it suggests first. */
+function unknownIdItem(view: Viewing, id: number, i: number, fact: SendFact | undefined): Html {
+  const order: Choice[] = fact?.verdict === 'unsent' ? ['resend', 'mark-sent'] : ['mark-sent', 'resend'];
+  const suggested = fact?.verdict === 'sent' ? 'mark-sent' : fact?.verdict === 'unsent' ? 'resend' : null;
+  return html`<li><strong>${i}</strong>${fact ? html`: ${fact.words}` : ''}
+    <div class="actions">${order.map((choice) => decisionLink(view, id, i, choice, choice === suggested))}</div></li>`;
+}
+
+/** A send's ids by state; those of unknown outcome each with what the mirror knows and their decisions, and the decisions for all. */
+function idStatesTable(
+  view: Viewing,
+  id: number,
+  states: [string, number[]][],
+  deciding: boolean,
+  facts: ReadonlyMap<number, SendFact>,
+): Html {
   const unknown = states.find(([name]) => name.includes('unknown'))?.[1] ?? [];
   return html`<h2>Ids by state</h2>
-    <table><thead><tr><th>state</th><th>ids</th></tr></thead><tbody>
+    <table><thead><tr><th>State</th><th>Ids${deciding ? " and what the mirror's syncs show" : ''}</th></tr></thead><tbody>
     ${states.map(
       ([name, ids]) =>
         html`<tr><td>${name}</td><td>${
           deciding && ids === unknown
-            ? html`<ul>${ids.map((i) => html`<li>${i}: ${decisionLinks(view, id, i)}</li>`)}</ul>`
+            ? html`<ul class="decisions">${ids.map((i) => unknownIdItem(view, id, i, facts.get(i)))}</ul>`
             : ids.join(', ')
         }</td></tr>`,
     )}</tbody></table>
@@ -259,12 +301,12 @@ function newJobPage(view: Viewing, values: { kind?: string; payload?: string }, 
   const reload = view.named === null ? '/jobs/new?kind=' : `/jobs/new?account=${encodeURIComponent(view.named)}&kind=`;
   return page(
     'Queue a job',
-    html`<form method="post" action="${link(view, '/jobs')}" style="max-width: 720px">
+    html`<form method="post" action="${link(view, '/jobs')}" class="job-form">
       ${view.accounts.length > 1 ? html`<p>For account <strong>${account.name}</strong>.</p>` : ''}
       ${account.state === 'active' ? '' : html`<p class="note">Account ${account.name}: ${stateText(account)}. A job queued now waits until it is served again.</p>`}
       <p class="muted">The same check as <code>invoice-mirror jobs add</code>: the payload is validated before anything is queued.</p>
       <label class="${error?.startsWith('kind:') ? 'field-error' : ''}">kind (choosing one fills in its fields)
-        <select name="kind" data-reload="${reload}" onchange="location.href = this.dataset.reload + encodeURIComponent(this.value)">${KIND_NAMES.map(
+        <select name="kind" data-reload="${reload}">${KIND_NAMES.map(
           (name) =>
             html`<option value="${name}" ${name === kind ? 'selected' : ''}>${name}: ${KINDS[name].summary}</option>`,
         )}</select></label>
@@ -303,7 +345,7 @@ async function jobPageOr404(
     // An id that names no job is a page not found, not a failure of the console.
     if (!(error instanceof JobStateError)) throw error;
     const where = view.account && view.accounts.length > 1 ? ` in account ${view.account.name}` : '';
-    const body = html`<p class="error">No job ${id}${where}: <a href="${link(view, '/jobs')}">the queue</a>.</p>`;
+    const body = html`<p class="error">No job ${id || 'with that id'}${where}: <a href="${link(view, '/jobs')}">the queue</a>.</p>`;
     return { page: page('Not found', body, { view }), status: 404 };
   }
 }
@@ -348,13 +390,13 @@ function jobPageRoutes(app: ConsoleApp, db: Kysely<Database>): void {
   const DECIDE = 'choose mark-sent or resend, for an id or all';
   app.get('/jobs/:id{[0-9]+}', async (c) => {
     const view = c.get('view');
-    const id = Number(c.req.param('id'));
+    const id = jobIdOf(c.req.param('id'));
     const shown = await jobPageOr404(view, id, () => jobPage(db, view, id));
     return c.html(shown.page, shown.status);
   });
   app.get('/jobs/:id{[0-9]+}/decide', async (c) => {
     const view = c.get('view');
-    const id = Number(c.req.param('id'));
+    const id = jobIdOf(c.req.param('id'));
     const decision = parseDecision(c.req.query('choice'), c.req.query('ids'));
     const shown = await jobPageOr404(view, id, () =>
       decision ? decidePage(db, view, id, decision.choice, decision.subject) : jobPage(db, view, id, { error: DECIDE }),
@@ -363,18 +405,26 @@ function jobPageRoutes(app: ConsoleApp, db: Kysely<Database>): void {
   });
   app.post('/jobs/:id{[0-9]+}/decide', async (c) => {
     const view = c.get('view');
-    const id = Number(c.req.param('id'));
+    const id = jobIdOf(c.req.param('id'));
     const form = await c.req.parseBody();
     const decision = parseDecision(form.choice, form.ids);
-    if (!decision) return c.html(await jobPage(db, view, id, { error: DECIDE }), 400);
+    if (!decision) {
+      const shown = await jobPageOr404(view, id, () => jobPage(db, view, id, { error: DECIDE }));
+      return c.html(shown.page, shown.status === 200 ? 400 : shown.status);
+    }
     return steer(c, db, view, id, () => retryJob(db, id, retryDecisions(decision.choice, decision.subject)));
   });
   app.post('/jobs/:id{[0-9]+}/:action{retry|cancel}', async (c) => {
     const view = c.get('view');
-    const id = Number(c.req.param('id'));
+    const id = jobIdOf(c.req.param('id'));
     const retry = c.req.param('action') === 'retry';
     return steer(c, db, view, id, () => (retry ? retryJob(db, id) : cancelJob(db, id)));
   });
+}
+
+/** A job id from the path; one too large to be a job's is 0, which names none either (ids start at 1). */
+function jobIdOf(text: string): number {
+  return pathId(text) ?? 0;
 }
 
 /**

@@ -11,9 +11,9 @@ import {
   accountSummaries,
   countJobsByStatus,
   dailyActivity,
+  HELD_DELETES_ADVICE_TEXT,
   HELD_DELETES_EXPLAINED,
   heldDeletes,
-  heldDeletesAdvice,
   lastCompletePulls,
   lastRateLimit,
   needsAttention,
@@ -30,26 +30,58 @@ import { keepHoldingDeletes, releaseHeldDeletes } from '../../sync/index.js';
 import { chooseAccount, link, stateText, type ConsoleApp, type Viewing } from '../accounts.js';
 import { ago, badge, chart, formatNumber, html, page, text, timeOf, type Html } from '../layout.js';
 
-/** The one list of what needs attention, each item with its remedy. */
-function attentionCard(items: readonly AttentionItem[]): Html {
+/**
+ * The one list of what needs attention, each item with what to do about it on this page: a link
+ * or a button where the console does it, words where a person does (the CLI's commands are the
+ * `status` command's wording of the same items).
+ */
+function attentionCard(view: Viewing, items: readonly AttentionItem[]): Html {
   return html`<section class="card">
     <h2>Needs attention</h2>
     ${
       items.length === 0
         ? html`<p class="muted">Nothing: the syncs work and nothing is held back.</p>`
-        : html`<ul>${items.map((item) => html`<li><strong>${item.text}</strong>${item.remedy ? `: ${item.remedy}` : ''}</li>`)}</ul>`
+        : html`<ul>${items.map((item) => html`<li><strong>${item.text}</strong>${attentionAction(view, item)}</li>`)}</ul>`
     }
   </section>`;
 }
 
+/** What the console offers for an item: where to decide on it, or what a person does elsewhere. */
+function attentionAction(view: Viewing, item: AttentionItem): Html {
+  // On the overview of all accounts the sections are on each account's own overview.
+  const at = (anchor: string) => `${link(view, '/', view.account ? undefined : (item.account ?? undefined))}#${anchor}`;
+  switch (item.kind) {
+    case 'held_deletes':
+      return html`: <a href="${at('held-deletes')}">release or keep them</a>`;
+    case 'rejected_values':
+      return html`: <a href="${at('rejected-values')}">see which</a>; correct them in the service and the next sync clears them`;
+    case 'failed_pull':
+      return html`: <a href="${at('runs')}">see its error</a>; the next sync tries again`;
+    case 'interrupted_jobs':
+      return html`: <a href="${link(view, '/jobs?status=interrupted', item.account ?? undefined)}">decide on each</a>`;
+    case 'stale_pull':
+    case 'no_pull':
+    case 'stale_mirror':
+    case 'no_success':
+      return html`: check that the daemon runs and reaches the service (its log says why not)`;
+    case 'rate_limit_spent':
+      return html`: syncs and jobs go on by themselves in the next hour`;
+    case 'unmapped_countries':
+      return html`: <a href="${link(view, '/reports/vat_problems', item.account ?? undefined)}">see the VAT problems</a>; give those clients another country in the service`;
+    default:
+      return html``;
+  }
+}
+
 /** Release (the deletes are real: apply them) or keep holding, each behind a confirmation saying what it risks. */
 function heldDeleteActions(view: Viewing, entity: string): Html {
-  const named = view.accounts.length > 1 ? (view.account?.name ?? null) : null;
   return html`<div class="actions">
-    <a href="${link(view, `/held-deletes/${entity}/release`)}">Release…</a>
-    <a href="${link(view, `/held-deletes/${entity}/keep`)}">Keep holding…</a>
-    <span class="muted">(or ${heldDeletesAdvice(entity, named)})</span></div>`;
+    <a class="button" href="${link(view, `/held-deletes/${entity}/release`)}">Release…</a>
+    <a href="${link(view, `/held-deletes/${entity}/keep`)}">Keep holding…</a></div>`;
 }
+
+/** A sync's error as a page words it: without the command the held deletes' buttons replace. */
+const runError = (error: string | null): string | null => error?.replace(HELD_DELETES_ADVICE_TEXT, '') ?? null;
 
 const HELD_DECISIONS = {
   release: {
@@ -95,6 +127,8 @@ export function heldDeleteRoutes(app: ConsoleApp, db: Kysely<Database>): void {
       return c.html(page('Not found', html`<p class="error">No entity ${entity}.</p>`, { view }), 404);
     if (!view.account)
       return c.html(page('Held deletes', chooseAccount(view, 'a decision', c.req.path), { view }), 400);
+    if (!(await heldDeletes(db, view.scope)).some((row) => row.entity === entity))
+      return c.html(page('Not found', html`<p class="error">No deletes of ${entity} are held.</p>`, { view }), 404);
     // issue 31: the account-taking signatures of the sync-accounts branch.
     if (c.req.param('decision') === 'release') await releaseHeldDeletes(db, view.account.id, entity);
     else await keepHoldingDeletes(db, view.account.id, entity);
@@ -114,7 +148,7 @@ export async function overviewPage(
 
 async function allAccountsPage(db: Kysely<Database>, view: Viewing, attention: AttentionOptions): Promise<Html> {
   const [summaries, items] = await Promise.all([accountSummaries(db, 'all'), needsAttention(db, 'all', attention)]);
-  const body = html`${attentionCard(items)}
+  const body = html`${attentionCard(view, items)}
     <h2>Accounts</h2>
     ${
       summaries.length === 0
@@ -177,7 +211,7 @@ async function accountOverview(
   ]);
   const latest = runs[0];
   const body = html`
-    ${attentionCard(items)}
+    ${attentionCard(view, items)}
     <div class="grid">
       <section class="card">
         <h2>Last sync</h2>
@@ -185,7 +219,7 @@ async function accountOverview(
           latest
             ? html`<p>Run <strong>${latest.id}</strong> (${latest.kind}) ${badge(latest.status)} started ${ago(latest.started_at)},
                 took ${latest.seconds === null ? 'so far unknown' : `${latest.seconds.toFixed(1)} s`}, ${latest.requests_made ?? 0} requests.</p>
-                ${latest.error ? html`<p class="error">${latest.error}</p>` : ''}`
+                ${latest.error ? html`<p class="error">${runError(latest.error)}</p>` : ''}`
             : html`<p class="muted">No sync has run yet: run <code>invoice-mirror backfill</code>.</p>`
         }
         <p>Rate-limit budget last seen: ${
@@ -242,7 +276,7 @@ function entityTable(
 }
 
 function heldSection(view: Viewing, held: Awaited<ReturnType<typeof heldDeletes>>): Html {
-  return html`<h2>Held deletes</h2>
+  return html`<h2 id="held-deletes">Held deletes</h2>
     ${
       held.length === 0
         ? html`<p class="muted">None: every record missing upstream was marked deleted, or none was missing.</p>`
@@ -257,7 +291,7 @@ function heldSection(view: Viewing, held: Awaited<ReturnType<typeof heldDeletes>
 }
 
 function rejectedSection(view: Viewing, rejected: Awaited<ReturnType<typeof rejectedValuesByField>>): Html {
-  return html`<h2>Rejected values</h2>
+  return html`<h2 id="rejected-values">Rejected values</h2>
     ${
       rejected.length === 0
         ? html`<p class="muted">None: every value was stored as the service sent it.</p>`
@@ -272,14 +306,14 @@ function rejectedSection(view: Viewing, rejected: Awaited<ReturnType<typeof reje
 }
 
 function runsTable(runs: Awaited<ReturnType<typeof runDetails>>): Html {
-  return html`<h2>Recent runs</h2>
+  return html`<h2 id="runs">Recent runs</h2>
     <table>
       <thead><tr><th>run</th><th>kind</th><th>status</th><th>started</th><th class="num">seconds</th><th class="num">requests</th><th>error</th></tr></thead>
       <tbody>${runs.map(
         (
           run,
         ) => html`<tr><td>${run.id}</td><td>${run.kind}</td><td>${badge(run.status)}</td><td>${ago(run.started_at)}</td>
-          <td class="num">${run.seconds === null ? '—' : run.seconds.toFixed(1)}</td><td class="num">${run.requests_made === null ? '—' : formatNumber(run.requests_made)}</td><td>${text(run.error)}</td></tr>`,
+          <td class="num">${run.seconds === null ? '—' : run.seconds.toFixed(1)}</td><td class="num">${run.requests_made === null ? '—' : formatNumber(run.requests_made)}</td><td>${text(runError(run.error))}</td></tr>`,
       )}</tbody>
     </table>`;
 }

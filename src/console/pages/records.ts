@@ -10,6 +10,8 @@ import {
   type Column,
   entityColumns,
   LINE_COLUMNS,
+  labelOf,
+  nameInWords,
   entityNamed,
   isEntityName,
   type EntityName,
@@ -40,9 +42,11 @@ import {
   columnHead,
   formatNumber,
   html,
+  MAX_INTEGER_ID,
   page,
   pageOf,
   pager,
+  pathId,
   recordLink,
   unknownEntityPage,
   valueCell,
@@ -159,11 +163,11 @@ async function listPage(
     `Records: ${entity}`,
     html`<form class="filters" method="get">
         ${accountInput(view)}
-        <label>search (${definition.key}${searched.map((c) => `, ${c.name}`).join('')})
+        <label>search (${[byName.get(definition.key) ?? { name: definition.key, doc: '' }, ...searched].map((c) => labelOf(c)).join(', ')})
           <input name="q" value="${q}" size="40" /></label>
         <button type="submit">Search</button>
       </form>
-      <table class="records"><thead><tr>${several ? html`<th>account</th>` : ''}${shown.map((c) => columnHead(c.name, c.doc, numeric(c)))}<th></th></tr></thead><tbody>
+      <table class="records"><thead><tr>${several ? html`<th>account</th>` : ''}${shown.map((c) => columnHead(c, numeric(c)))}<th></th></tr></thead><tbody>
       ${rows.slice(0, PAGE_ROWS).map((row) => {
         // A row of all accounts links to its own account's pages.
         const name = several ? accountName(view, row.account_id) : undefined;
@@ -215,8 +219,9 @@ async function recordPage(
   idText: string,
 ): Promise<Html | null> {
   const definition: EntitySpec = entityNamed(entity);
-  if (!/^\d{1,15}$/.test(idText)) return null;
-  const id = Number(idText);
+  // Keys are `integer` columns: a larger number names no record.
+  const id = /^\d+$/.test(idText) ? pathId(idText, MAX_INTEGER_ID) : null;
+  if (id === null) return null;
   const row = await recordByKey(db, accountId, entity, id);
   if (!row) return null;
   const actions = ACTIONS[entity] ?? [];
@@ -248,7 +253,7 @@ async function recordPage(
           <h2>Fields</h2>
           <table class="fields"><tbody>${fields.map((c) => {
             const target = recordLink(entity, c.name, row[c.name]);
-            return html`<tr>${columnHead(c.name, c.doc)}${valueCell(row[c.name], c, target && link(view, target))}</tr>`;
+            return html`<tr>${columnHead(c)}${valueCell(row[c.name], c, target && link(view, target))}</tr>`;
           })}</tbody></table>
         </section>
         <section><h2>Raw JSON (as stored: jsonb orders the keys)</h2><pre>${JSON.stringify(row.raw, null, 2)}</pre></section>
@@ -278,10 +283,11 @@ function linesTable(lines: readonly Row[]): Html {
   const known = new Map<string, Column>(LINE_COLUMNS.map((c) => [c.name, c]));
   const hidden = new Set(['account_id', 'document_type', 'document_id']);
   const names = Object.keys(lines[0]!).filter((name) => !hidden.has(name));
-  const columnOf = (name: string): Column => known.get(name) ?? { name, type: 'integer', doc: name };
+  const columnOf = (name: string): Column =>
+    known.get(name) ?? { name, type: 'integer', doc: `${name} of the line`, label: nameInWords(name) };
   return html`<table><thead><tr>${names.map((n) => {
     const c = columnOf(n);
-    return columnHead(n, known.has(n) ? c.doc : n, c.type === 'numeric' || c.type === 'integer');
+    return columnHead(c, c.type === 'numeric' || c.type === 'integer');
   })}</tr></thead><tbody>
     ${lines.map((line) => html`<tr>${names.map((n) => valueCell(line[n], columnOf(n)))}</tr>`)}</tbody></table>`;
 }

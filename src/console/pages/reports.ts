@@ -4,19 +4,31 @@
  * account shown (the views' `account_id`), or of all accounts, each row naming its account.
  */
 import type { Kysely } from 'kysely';
-import { REPORTS, type Report } from '../../catalog/index.js';
+import { isMoneyColumn, REPORTS, reportColumnLabel, type Report } from '../../catalog/index.js';
 import type { Database } from '../../db/index.js';
 import { formatRows } from '../../format.js';
 import { reportChart, runReport, type ReportChartData, type ReportRequest } from '../../reports/index.js';
 import { link, showsSeveral, type ConsoleApp, type Viewing } from '../accounts.js';
-import { chart, html, page, pageOf, pager, recordLink, valueCell, withQuery, type Html } from '../layout.js';
+import {
+  chart,
+  html,
+  page,
+  pageOf,
+  pager,
+  plainMeaning,
+  recordLink,
+  twoLines,
+  valueCell,
+  withQuery,
+  type Html,
+} from '../layout.js';
 
 const PAGE_ROWS = 100;
 
 function listPage(view: Viewing): Html {
   return page(
     'Reports',
-    html`<table><thead><tr><th>report</th><th>what it shows</th><th></th></tr></thead><tbody>
+    html`<table><thead><tr><th>Report</th><th>What it shows</th><th></th></tr></thead><tbody>
       ${REPORTS.map(
         (r) => html`<tr><td><a href="${link(view, `/reports/${r.name}`)}">${r.title}</a></td><td>${r.description}</td>
           <td><a href="${link(view, `/reports/${r.name}.csv`)}">CSV</a></td></tr>`,
@@ -40,11 +52,6 @@ function sortOf(report: Report, query: Record<string, string>): ReportRequest['s
   const column = Object.hasOwn(report.columns, query.sort ?? '') ? query.sort! : null;
   return column ? { column, descending: query.dir === 'desc' } : undefined;
 }
-
-/** A report's columns that hold money (by name: totals, amounts, prices, values; not counts of them). */
-const MONEY = /(total|amount|price|value|paid|to_pay|still_open|^tax$|discount)/;
-const NOT_MONEY = /(count|days|sends|changes)/;
-export const isMoneyColumn = (name: string): boolean => MONEY.test(name) && !NOT_MONEY.test(name);
 
 /** A column's meaning in a few words: its first clause. */
 function shortMeaning(report: Report, column: string): string {
@@ -87,7 +94,7 @@ async function reportPage(
   const sortLink = (column: string) => {
     const dir = sort?.column === column && !sort.descending ? 'desc' : 'asc';
     const arrow = sort?.column === column ? (sort.descending ? ' ▼' : ' ▲') : '';
-    return html`<a href="${withQuery(url, { sort: column, dir, page: undefined })}">${shortMeaning(report, column)}${arrow}</a>`;
+    return html`<a href="${withQuery(url, { sort: column, dir, page: undefined })}">${reportColumnLabel(column)}${arrow}</a>`;
   };
   return page(
     report.title,
@@ -95,7 +102,7 @@ async function reportPage(
       ${chartOf(report, data)}
       <table><thead><tr>${columns.map(
         (c) =>
-          html`<th class="${numericColumns.has(c) ? 'num' : ''}" title="${c}: ${report.columns[c]}">${sortLink(c)}</th>`,
+          html`<th class="${numericColumns.has(c) ? 'num ' : ''}${twoLines(`${reportColumnLabel(c)} ▲`)}" data-column="${c}" title="${plainMeaning(report.columns[c] ?? '')}">${sortLink(c)}</th>`,
       )}</tr></thead><tbody>
       ${rows
         .slice(0, PAGE_ROWS)

@@ -6,13 +6,21 @@
  * has settled, see settle.ts), and what it cannot tell waits for a person's `--resend` or
  * `--mark-sent` per id.
  */
-import { MAX_SEND_IDS, NotFoundError, UnknownOutcomeError, type RecordOf } from '../../api/index.js';
+import {
+  MAX_SEND_IDS,
+  NotFoundError,
+  UnknownOutcomeError,
+  failureKind,
+  type FailureKind,
+  type RecordOf,
+} from '../../api/index.js';
 import type { SingleReadEntity } from '../../catalog/index.js';
 import { errorMessage } from '../../errors.js';
 import type { RefreshTarget } from '../../sync/index.js';
 import { JobFailure, JobStateError, UnresolvedOutcomeError } from '../errors.js';
 import {
   batchesOf,
+  failedWhy,
   idStates,
   idsIn,
   listIds,
@@ -23,7 +31,7 @@ import {
   type SendProgress,
 } from '../ledger.js';
 import { mirrorRows, type AccountMirror } from '../mirror.js';
-import type { Disposition } from '../outcome.js';
+import type { Disposition } from '../types.js';
 import { databaseNow, dayBeforeCall, settling, stillWorking, type Settling } from '../settle.js';
 import {
   stoppedDuring,
@@ -85,6 +93,7 @@ export async function sendSavedInvoices(
       batch.outcome = 'sent';
     } catch (error) {
       batch.outcome = error instanceof UnknownOutcomeError ? 'unknown' : 'failed';
+      if (batch.outcome === 'failed') batch.failure = failureKind(error);
       batch.error = errorMessage(error);
       progress.sent = idsIn(idStates(p.ids, progress.batches), 'sent');
       const settleMs = sendSettleMs(ctx, batch);
@@ -342,19 +351,37 @@ function decideSends(job: StoredJob, decisions: RetryDecisions): { result: unkno
   return { result: { ...(job.result as object), ids, batches: all, sent }, done: false };
 }
 
+/** Why a call sent nothing, as the ids' state says it (see failedWhy). */
+const NOT_SENT: Readonly<Record<FailureKind, string>> = {
+  refused: 'refused (not sent)',
+  unreachable: 'not sent: the service could not be reached',
+  no_answer: 'not sent: no complete answer from the service',
+  rate_limited: 'not sent: the hourly quota or budget was spent',
+  key_refused: "not sent: the account's API key was refused",
+  server_error: 'not sent: the service answered with an error',
+  unknown_outcome: 'not sent: the call failed',
+  other: 'not sent: the call failed',
+};
+
 /** A send's ids grouped by state (sent, may have been sent, …), for `jobs show` and the console. */
 function idsByState(payload: unknown, result: unknown): [string, number[]][] | null {
   const ids = (payload as { ids?: unknown } | null)?.ids;
   if (!Array.isArray(ids)) return null;
-  const states = idStates(ids as number[], batchesOf(result));
-  const names: Record<IdState, string> = {
+  const batches = batchesOf(result);
+  const states = idStates(ids as number[], batches);
+  const names: Record<Exclude<IdState, 'failed'>, string> = {
     sent: 'sent',
     unknown: 'may have been sent (unknown)',
     unsent: 'to send (checked: not sent)',
-    failed: 'refused (not sent)',
     pending: 'not sent yet',
   };
-  return (Object.keys(names) as IdState[])
-    .map((state): [string, number[]] => [names[state], idsIn(states, state)])
-    .filter(([, list]) => list.length > 0);
+  const groups = new Map<string, number[]>();
+  const why = failedWhy(batches);
+  for (const [id, state] of states) {
+    const name = state === 'failed' ? NOT_SENT[why.get(id) ?? 'refused'] : names[state];
+    groups.set(name, [...(groups.get(name) ?? []), id]);
+  }
+  // In the order of the states: sent first, then those that may have been, then the rest.
+  const order = [names.sent, names.unknown, names.unsent, ...Object.values(NOT_SENT), names.pending];
+  return [...new Set(order)].filter((name) => groups.has(name)).map((name) => [name, groups.get(name)!]);
 }

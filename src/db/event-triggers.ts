@@ -5,11 +5,14 @@
  * refresh, a delete sweep, plain SQL). Nothing is written for a change that is rolled back.
  *
  * - `changes`: one AFTER INSERT trigger per statement, reading the statement's rows as a transition
- *   table, so a page of 1,000 changes costs one set-based insert, not 1,000 trigger calls.
+ *   table, so a page of 1,000 changes costs one set-based insert, not 1,000 trigger calls. A
+ *   fill's insert has no `after`: its record is read from the mirror row (see change-after.ts).
  * - `jobs` (a status becomes succeeded, failed or interrupted), `sync_runs` (failed) and
  *   `held_deletes` (new held deletes): their own small triggers.
- * - `events`: fans each new event out to the matching webhook subscriptions (`webhook_deliveries`)
- *   and NOTIFYs `<schema>_events` once per statement, for `events --follow` and the deliverers.
+ * - `events`: fans each new event out to the matching webhook subscriptions (`webhook_deliveries`),
+ *   and a second trigger NOTIFYs the events channel (`notification_channels`, whose name only roles
+ *   that may run jobs can read) once per statement, with nothing in it, for `events --follow` and
+ *   the deliverers.
  *
  * Event ids are `txid * 2^24 + n` (n counting the transaction's events): ids then sort in the order
  * of the transactions, and a reader that stops below the oldest transaction still running (see
@@ -22,7 +25,8 @@
  * table is still under way (a fill in slices, see src/sync/resume.ts).
  */
 import { EVENT_BULKY_FIELDS, EVENT_KEY_FIELDS, EVENT_TYPES } from '../catalog/index.js';
-import { quoteLiteral } from '../db/quote.js';
+import { CHANGE_AFTER_STATEMENTS } from './change-after.js';
+import { quoteLiteral } from './quote.js';
 
 /** Per transaction: how many event ids it has taken (a transaction-local setting). */
 const EVENTS_USED_SETTING = 'invoice_mirror.events_used';
@@ -132,6 +136,16 @@ const FROM_CHANGES = triggerFunction(
               or exists (select from pull_cursors pc where pc.account_id = i.account_id and pc.entity = i.entity
                             and pc.table_was_empty))
     ),
+    heard as materialized (
+      -- The changes that may make events, each with its record after the change: a fill's insert
+      -- has no after (src/sync/merge.ts), and is read from the mirror row this statement wrote.
+      select n.id, n.account_id, n.entity, n.entity_id, n.op, n.changed_fields, n.before, n.detected_at,
+             case when n.op = 'insert' and n.after is null then mirror_raw(n.account_id, n.entity, n.entity_id)
+                  else n.after end as after
+        from new_changes n
+       where not (n.op = 'insert' and exists (select from quiet q where q.account_id = n.account_id
+                                               and q.sync_run_id = n.sync_run_id and q.entity = n.entity))
+    ),
     typed as materialized (
       select c.id as change_id, c.account_id, c.entity, c.entity_id, c.detected_at, t.type, t.ord,
         jsonb_build_object('record', ${recordOf()})
@@ -141,11 +155,9 @@ const FROM_CHANGES = triggerFunction(
                         'after', coalesce(jsonb_object_agg(f, c.after -> f) filter (where f <> all (${textArray(EVENT_BULKY_FIELDS)})), '{}'))
                  from unnest(c.changed_fields) f)
              else '{}'::jsonb end as body
-        from new_changes c
+        from heard c
         cross join lateral unnest(${typesOfChange()}) with ordinality as t(type, ord)
        where t.type is not null
-         and not (c.op = 'insert' and exists (select from quiet q where q.account_id = c.account_id
-                                               and q.sync_run_id = c.sync_run_id and q.entity = c.entity))
     ),
     reserved as (select events_reserve((select count(*) from typed)::integer) as base)
     insert into events (id, account_id, type, occurred_at, entity, record_id, body, change_id)
@@ -201,7 +213,7 @@ const FROM_HELD = triggerFunction(
       from held h, reserved;`,
 );
 
-/** New events go to the matching subscriptions, and their readers are woken. */
+/** New events go to the matching subscriptions. */
 const FAN_OUT = triggerFunction(
   'events_fan_out',
   'newest bigint;',
@@ -222,9 +234,28 @@ const FAN_OUT = triggerFunction(
                 from new_events e
                 join webhook_subscriptions s on (s.account_id is null or s.account_id = e.account_id)
                                             and (s.event_types is null or e.type = any (s.event_types))) m;
-      perform pg_notify(tg_table_schema || '_events', newest::text);
     end if;`,
 );
+
+/**
+ * Their readers are woken: a bare notification on the events channel. Security definer, to read
+ * the channel's name (notification_channels), which the role writing may not; it reads nothing else.
+ */
+const NOTIFY = `
+  create or replace function events_notify() returns trigger language plpgsql security definer
+    set search_path = pg_catalog, pg_temp as $$
+  declare
+    channel text;
+  begin
+    if exists (select from new_events) then
+      execute format('select channel from %I.notification_channels where purpose = ''events''', tg_table_schema) into channel;
+      if channel is not null then
+        perform pg_notify(channel, '');
+      end if;
+    end if;
+    return null;
+  end
+  $$`;
 
 const TRIGGERS = [
   'drop trigger if exists events_from_changes on changes',
@@ -243,15 +274,20 @@ const TRIGGERS = [
   'drop trigger if exists events_fan_out on events',
   `create trigger events_fan_out after insert on events referencing new table as new_events
      for each statement execute function events_fan_out()`,
+  'drop trigger if exists events_notify on events',
+  `create trigger events_notify after insert on events referencing new table as new_events
+     for each statement execute function events_notify()`,
 ];
 
 /** Every statement, in order: functions first, then the triggers that call them. */
 export const EVENT_TRIGGER_STATEMENTS: readonly string[] = [
+  ...CHANGE_AFTER_STATEMENTS,
   ...HELPERS,
   FROM_CHANGES,
   FROM_JOBS,
   FROM_RUNS,
   FROM_HELD,
   FAN_OUT,
+  NOTIFY,
   ...TRIGGERS,
 ];

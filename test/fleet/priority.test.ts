@@ -1,14 +1,16 @@
 /**
  * Within an account, outbound actions come first: a daemon's pull gives way to a job of its
  * account queued meanwhile (the job runs, then the pull goes on from its last page), and pulls
- * leave the last ACTION_RESERVE requests of the account's hourly budget to actions.
+ * leave the last ACTION_RESERVE requests of the account's hourly budget to actions. The daemon runs
+ * in the test's process; the test waits on what it says it does (`gave way`, `released`).
  */
 import { sql } from 'kysely';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
-import { useDaemons, waitFor } from '../support/daemon.js';
+import { waitFor } from '../support/daemon.js';
 import { insertJob } from '../jobs/helpers.js';
 import { useTestDatabase } from '../support/test-database.js';
+import { nextEvent, useFleetDaemons } from './in-process.js';
 
 const database = useTestDatabase();
 const CLIENTS = 1000;
@@ -35,14 +37,16 @@ beforeEach(async () => {
   sandbox.clearCalls();
 });
 
-const startDaemon = useDaemons(() => ({
-  ...database.current.env,
-  INVOICING_API_URL: sandbox.url,
-  SYNC_CRON: undefined,
-  SYNC_INTERVAL: '10m',
-  PAGE_SIZE: String(PAGE),
-  CONSOLE: 'false',
-}));
+const startDaemon = useFleetDaemons(
+  () => database.current,
+  () => ({
+    INVOICING_API_URL: sandbox.url,
+    SYNC_CRON: undefined,
+    SYNC_INTERVAL: '10m',
+    PAGE_SIZE: String(PAGE),
+    CONSOLE: 'false',
+  }),
+);
 
 /** Queues a job that sets a product's stock (a plain INSERT, as any program may). */
 function queueStockJob(): Promise<number> {
@@ -62,9 +66,12 @@ const startOf = (query: string) => Number(new URLSearchParams(query.replace(/^\?
 
 describe('within an account, actions before pulls', () => {
   it('a pull gives way to a job queued meanwhile, and goes on from its last page after it', async () => {
-    await startDaemon({ REQUESTS_PER_HOUR: '0' });
+    const { fleet } = await startDaemon({ REQUESTS_PER_HOUR: '0' });
     await waitFor('the clients pull to be under way', async () => clientListCalls().length >= 10, 30_000);
+    const gaveWay = nextEvent(fleet, 'gave way');
     const job = await queueStockJob();
+    const [, why] = await gaveWay;
+    expect(why).toMatch(/a job of the account is waiting/);
     await waitFor('the job to succeed', async () => (await jobStatus(job)) === 'succeeded', 30_000);
     const jobCall = sandbox.calls.find((call) => call.method !== 'GET' && call.path.includes('/products'))!;
     expect(jobCall).toBeDefined();
@@ -89,7 +96,10 @@ describe('within an account, actions before pulls', () => {
   }, 120_000);
 
   it('pulls leave the last ACTION_RESERVE requests of the hour to actions', async () => {
-    await startDaemon({ REQUESTS_PER_HOUR: '40', ACTION_RESERVE: '20' });
+    const { fleet } = await startDaemon({ REQUESTS_PER_HOUR: '40', ACTION_RESERVE: '20' });
+    const released = nextEvent(fleet, 'released');
+    const [, why] = await nextEvent(fleet, 'gave way');
+    expect(why).toMatch(/kept for actions/);
     await waitFor(
       'the pull to give way to the reserve',
       async () => {
@@ -103,6 +113,7 @@ describe('within an account, actions before pulls', () => {
     expect(sandbox.calls.length).toBeLessThanOrEqual(40 - 20 + 1);
     // The account is given back (just after its run ended) with its next pull an interval away;
     // a job still runs, on the reserve.
+    expect((await released)[1]).toBe('interval');
     await waitFor('the account given back until its next interval', async () => {
       const { rows } = await sql<{ later: boolean }>`
         select due_at > now() + interval '5 minutes' and daemon_id is null as later from account_leases`.execute(db());
