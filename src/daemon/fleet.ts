@@ -48,6 +48,7 @@ import {
 } from '../accounts/store.js';
 import { ConfigError, errorMessage } from '../errors.js';
 import { listenFor } from '../db/channels.js';
+import { Coalesced } from '../coalesced.js';
 import type { Duty, PeriodicDuty } from '../fleet/duty.js';
 import { LeaderElector } from '../fleet/elector.js';
 import {
@@ -111,8 +112,7 @@ export class FleetDaemon extends EventEmitter<FleetEvents> {
   readonly concurrency: number;
   private unlisten: (() => Promise<void>) | undefined;
   /** The look for waiting jobs a notification asked for, and whether another was asked meanwhile. */
-  private looking: Promise<void> | null = null;
-  private lookAgain = false;
+  private readonly looks = new Coalesced(() => this.lookOnce());
   /** Whether this daemon leads the fleet's maintenance. */
   readonly elector: LeaderElector;
   private readonly claimer: PeriodicDuty;
@@ -364,21 +364,11 @@ export class FleetDaemon extends EventEmitter<FleetEvents> {
    * Notifications that come while it runs are answered by one more look.
    */
   private lookForWaitingJobs(): void {
-    if (this.stopping) return;
-    if (this.looking) {
-      this.lookAgain = true;
-      return;
-    }
-    this.looking = this.lookOnce().finally(() => {
-      this.looking = null;
-      if (this.lookAgain) {
-        this.lookAgain = false;
-        this.lookForWaitingJobs();
-      }
-    });
+    if (!this.stopping) this.looks.ask();
   }
 
   private async lookOnce(): Promise<void> {
+    if (this.stopping) return; // a look asked for before the stop
     try {
       const waiting = await accountsWithWaitingJobs(this.app.database.db, this.identity.id);
       let unclaimed = false;
@@ -485,7 +475,7 @@ export class FleetDaemon extends EventEmitter<FleetEvents> {
     // The next daemon to ask leads at once, not a lease later.
     await this.elector.resign().catch(() => undefined);
     await this.unlisten?.().catch(() => undefined);
-    await this.looking;
+    await this.looks.current;
     for (const work of this.working.values()) {
       work.stop.abort('the daemon stops');
       void work.runner?.stop();

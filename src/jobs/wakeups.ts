@@ -13,6 +13,7 @@
  */
 import { sql } from 'kysely';
 import type { Logger } from 'pino';
+import { Coalesced } from '../coalesced.js';
 import { listenFor } from '../db/channels.js';
 import type { DatabaseHandle } from '../db/index.js';
 
@@ -22,8 +23,7 @@ export type Wake = (dueInMs: number) => void;
 class WakeupHub {
   private readonly byAccount = new Map<number, Set<Wake>>();
   private unlisten: Promise<() => Promise<void>> | undefined;
-  private looking: Promise<void> | null = null;
-  private lookAgain = false;
+  private readonly looks = new Coalesced(() => this.lookOnce());
 
   constructor(
     private readonly database: DatabaseHandle,
@@ -38,7 +38,7 @@ class WakeupHub {
     const wakes = this.byAccount.get(accountId) ?? new Set<Wake>();
     this.byAccount.set(accountId, wakes.add(wake));
     if (this.unlisten) return;
-    const look = () => this.look();
+    const look = () => this.looks.ask();
     this.unlisten = listenFor(this.database, 'jobs', look, this.log, look);
   }
 
@@ -51,20 +51,6 @@ class WakeupHub {
     const unlisten = await this.unlisten;
     this.unlisten = undefined;
     await unlisten?.().catch(() => undefined);
-  }
-
-  private look(): void {
-    if (this.looking) {
-      this.lookAgain = true;
-      return;
-    }
-    this.looking = this.lookOnce().finally(() => {
-      this.looking = null;
-      if (this.lookAgain) {
-        this.lookAgain = false;
-        this.look();
-      }
-    });
   }
 
   private async lookOnce(): Promise<void> {
