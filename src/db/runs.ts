@@ -90,8 +90,12 @@ export async function closeRunIfRunning(
 export const ABANDONED_PULL =
   'left running: its process stopped, or could not record how the run ended, before the next run began';
 
-/** Ends of this process's runs that the database did not take yet (a lost connection, a full disk). */
-const unrecordedEnds = new Map<number, { status: SyncRunStatus; error: string }>();
+/**
+ * Ends of this process's runs that the database did not take yet (a lost connection, a full disk),
+ * by schema and run id: run ids are a schema's own, and one process (the tests) may serve several.
+ */
+const unrecordedEnds = new Map<string, { status: SyncRunStatus; error: string }>();
+const endKey = (schema: string, runId: number) => `${schema}\u0000${runId}`;
 
 /** Waits before each attempt made at once: a dropped connection is replaced at once, a restart takes seconds. */
 const RETRY_AT_ONCE_MS = [0, 250, 1_000, 2_000];
@@ -107,34 +111,38 @@ const RETRY_LATER_MS = [5_000, 10_000, 20_000, 40_000, ...Array<number>(28).fill
  */
 export async function recordRunEnd(
   db: Kysely<Database>,
+  schema: string,
   runId: number,
   status: SyncRunStatus,
   error: string,
 ): Promise<boolean> {
-  unrecordedEnds.set(runId, { status, error });
+  unrecordedEnds.set(endKey(schema, runId), { status, error });
   for (const wait of RETRY_AT_ONCE_MS) {
     if (wait > 0) await sleep(wait);
-    if (await tryRecordEnd(db, runId)) return true;
+    if (await tryRecordEnd(db, schema, runId)) return true;
   }
-  void retryInBackground(db, runId);
+  void retryInBackground(db, schema, runId);
   return false;
 }
 
-/** Records the ends this process could not record yet; called before a run starts. */
-export async function recordPendingRunEnds(db: Kysely<Database>): Promise<void> {
-  for (const runId of [...unrecordedEnds.keys()]) await tryRecordEnd(db, runId);
+/** Records the ends of the schema's runs this process could not record yet; called before a run starts. */
+export async function recordPendingRunEnds(db: Kysely<Database>, schema: string): Promise<void> {
+  for (const key of [...unrecordedEnds.keys()]) {
+    const [ofSchema, runId] = key.split('\u0000');
+    if (ofSchema === schema) await tryRecordEnd(db, schema, Number(runId));
+  }
 }
 
-async function retryInBackground(db: Kysely<Database>, runId: number): Promise<void> {
+async function retryInBackground(db: Kysely<Database>, schema: string, runId: number): Promise<void> {
   for (const wait of RETRY_LATER_MS) {
     await sleep(wait, undefined, { ref: false });
-    if (await tryRecordEnd(db, runId)) return;
+    if (await tryRecordEnd(db, schema, runId)) return;
   }
 }
 
 /** One attempt; true when the end is recorded (by this attempt or an earlier one). */
-async function tryRecordEnd(db: Kysely<Database>, runId: number): Promise<boolean> {
-  const end = unrecordedEnds.get(runId);
+async function tryRecordEnd(db: Kysely<Database>, schema: string, runId: number): Promise<boolean> {
+  const end = unrecordedEnds.get(endKey(schema, runId));
   if (!end) return true;
   try {
     await db
@@ -146,7 +154,7 @@ async function tryRecordEnd(db: Kysely<Database>, runId: number): Promise<boolea
   } catch {
     return false;
   }
-  unrecordedEnds.delete(runId);
+  unrecordedEnds.delete(endKey(schema, runId));
   return true;
 }
 

@@ -59,8 +59,12 @@ const mergeSqlCache = new Map<string, string>();
 
 function mergeSql(definition: EntityDefinition, mode: WriteMode): string {
   const cacheKey = `${definition.name}:${mode}`;
-  const cached = mergeSqlCache.get(cacheKey);
-  if (cached) return cached;
+  let text = mergeSqlCache.get(cacheKey);
+  if (!text) mergeSqlCache.set(cacheKey, (text = buildMergeSql(definition, mode)));
+  return text;
+}
+
+function buildMergeSql(definition: EntityDefinition, mode: WriteMode): string {
   const table = definition.name;
   const key = quoteName(definition.key);
   const names = definition.columns.map((c) => quoteName(c.name));
@@ -108,7 +112,7 @@ classified as (
     (p.key is null or w.raw -> 'lines' is distinct from p.raw -> 'lines') as lines_changed
   from written w left join previous p on p.key = w.key
 ),`;
-  const text = `
+  return `
 with no_flush_wait as (
   -- This statement is its own transaction; its commit need not wait for the WAL flush (see
   -- run.ts: a lost page is written again by the next pull).
@@ -135,8 +139,6 @@ logged as (
 select count(*) filter (where op = 'insert')::int as inserted, count(*) filter (where op = 'update')::int as updated,
   count(*) filter (where op = 'restore')::int as restored
 from classified, no_flush_wait`;
-  mergeSqlCache.set(cacheKey, text);
-  return text;
 }
 
 /**

@@ -84,7 +84,7 @@ export async function runSync(
     try {
       // We hold the lock, so no run still marked running goes on: first record the true ends of
       // this process's runs the database did not take, then close what other processes left.
-      await recordPendingRunEnds(runDb);
+      await recordPendingRunEnds(runDb, session.schema);
       await closeOrphanedRuns(runDb, accountId, ['backfill', 'sync'], ABANDONED_PULL);
       const runId = await startRun(
         runDb,
@@ -109,7 +109,7 @@ export async function runSync(
           ? `the database connection was lost: ${errorMessage(error)}`
           : `the pull stopped: ${errorMessage(error)}`;
         log.error({ runId, error: errorMessage(error) }, 'sync run failed');
-        if (!(await recordRunEnd(session.db, runId, 'failed', message)))
+        if (!(await recordRunEnd(session.db, session.schema, runId, 'failed', message)))
           log.warn({ runId }, 'could not mark the run failed yet; trying again in the background');
         throw new RunError(`run ${runId} failed: ${message}`);
       } finally {

@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Deliverer } from '../../src/webhooks/deliver.js';
 import { addSubscription } from '../../src/webhooks/subscriptions.js';
 import { findChromium, serveConsole, widerThanWindow } from '../support/browser.js';
+import { eventsSettled } from '../support/events.js';
 import { useTestDatabase } from '../support/test-database.js';
 import { startReceiver, type Receiver } from '../webhooks/receiver.js';
 
@@ -54,6 +55,7 @@ beforeAll(async () => {
   );
   await sender.deliverDue();
   await sender.close();
+  await eventsSettled(db());
   // A receiver whose URL carries a token: the console hides the query.
   await addSubscription(
     db(),

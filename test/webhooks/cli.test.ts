@@ -11,6 +11,7 @@ import { useDaemons, waitFor } from '../support/daemon.js';
 import { useSandbox } from '../support/sandbox.js';
 import { useTestDatabase } from '../support/test-database.js';
 import { startReceiver, type Receiver } from './receiver.js';
+import { eventsSettled } from '../support/events.js';
 
 const MASTER = 'a test master secret of more than 32 characters';
 const database = useTestDatabase();
@@ -67,6 +68,7 @@ describe('events and webhooks commands', () => {
 
   it('events prints JSON lines after an id; webhooks run delivers what is due and exits', async () => {
     await changeClient(7);
+    await eventsSettled(db());
     const printed = await cli(['events', '--type', 'client.changed']);
     expect(printed.code, printed.stderr).toBe(0);
     const lines = printed.stdout
