@@ -23,6 +23,7 @@ import * as accountService from './0018_account_service.js';
 import * as vat from './0019_vat.js';
 import * as fleetLeader from './0021_fleet_leader.js';
 import * as workDue from './0022_work_due.js';
+import * as accountChecks from './0023_account_checks.js';
 
 export interface Migration {
   name: string;
@@ -50,4 +51,5 @@ export const migrations: Migration[] = [
   { name: '0019_vat', up: vat.up },
   { name: '0021_fleet_leader', up: fleetLeader.up },
   { name: '0022_work_due', up: workDue.up },
+  { name: '0023_account_checks', up: accountChecks.up },
 ];

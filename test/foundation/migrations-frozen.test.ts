@@ -33,6 +33,7 @@ const FROZEN: Record<string, string> = {
   '0019_vat.ts': 'fe7126338bf099ae',
   '0021_fleet_leader.ts': '00bba975493c70fc',
   '0022_work_due.ts': '38099a4ceb797079',
+  '0023_account_checks.ts': '83c62075ec180e0d',
 };
 
 const sourceDir = new URL('../../migrations/', import.meta.url);
