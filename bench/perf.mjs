@@ -132,7 +132,7 @@ async function writeFloor() {
   const loads = await dumpRows(sql, postgres, databaseUrl, schema);
   await freshSchema(sql, databaseUrl, floorSchema, loads);
   const started = now();
-  await loadRows(sql, floorSchema, loads);
+  await loadRows(postgres, databaseUrl, floorSchema, loads);
   const ms = now() - started;
   const counted = await sql.unsafe(
     loads.map(({ table }) => `select count(*)::int as n from ${floorSchema}."${table}"`).join(' union all '),

@@ -103,7 +103,7 @@ async function load(loads, variant) {
   const prepared = variant.prepare ? await variant.prepare() : undefined;
   const after = typeof prepared === 'object' ? prepared.after : [];
   const started = now();
-  await loadRows(sql, target, loads);
+  await loadRows(postgres, databaseUrl, target, loads);
   for (const definition of after) await sql.unsafe(definition);
   const ms = now() - started;
   const size = await sql`select sum(pg_total_relation_size(c.oid))::bigint as bytes from pg_class c
