@@ -3,8 +3,10 @@ import { defineConfig } from 'vitest/config';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 /**
- * The tests whose assertions bound how fast daemons keep accounts fresh: they run by themselves,
- * after the others, so that the machine's other work does not count against their bounds.
+ * The tests whose assertions bound how fast daemons keep accounts fresh: they run after the
+ * others, so that the rest of the suite's work does not count against their bounds; the two run
+ * beside each other (measured: stalest small account 7.5 s alone, bound 21 s; fleet's hand-over
+ * well inside its 53 s).
  */
 const ALONE = ['test/daemon/fleet-backfill.test.ts', 'test/daemon/fleet.test.ts'];
 
@@ -70,7 +72,7 @@ export default defineConfig({
       },
       {
         extends: true,
-        test: { name: 'alone', include: ALONE, maxWorkers: 1, sequence: { groupOrder: 1 } },
+        test: { name: 'alone', include: ALONE, maxWorkers: 2, sequence: { groupOrder: 1 } },
       },
     ],
   },
