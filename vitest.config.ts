@@ -33,12 +33,9 @@ class LongestFirst extends BaseSequencer {
       const at = LONGEST.indexOf(relative(file.project.config.root, file.moduleId));
       return at === -1 ? LONGEST.length : at;
     };
-    const sorted = await super.sort(files);
     const groupOf = (file: TestSpecification) => file.project.config.sequence.groupOrder;
-    return sorted
-      .map((file, index) => ({ file, index }))
-      .sort((a, b) => groupOf(a.file) - groupOf(b.file) || rank(a.file) - rank(b.file) || a.index - b.index)
-      .map(({ file }) => file);
+    // Array sort is stable: vitest's order holds among files of the same rank.
+    return (await super.sort(files)).sort((a, b) => groupOf(a) - groupOf(b) || rank(a) - rank(b));
   }
 }
 

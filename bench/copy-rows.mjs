@@ -64,6 +64,14 @@ export async function dumpRows(sql, postgres, url, schema) {
   return loads;
 }
 
+/** The big tables' account checks (migration 0023's triggers), which stand for their foreign keys. */
+export function accountChecks(sql, schema) {
+  return sql`
+    select c.relname as table, t.tgname as name from pg_trigger t join pg_class c on c.oid = t.tgrelid
+     join pg_namespace n on n.oid = c.relnamespace
+     where n.nspname = ${schema} and t.tgname in ('account_rows_inserted', 'account_rows_updated')`;
+}
+
 /** A fresh schema of the migrations, the loaded tables' own triggers off and what the migrations seeded removed. */
 export async function freshSchema(sql, url, schema, loads) {
   const { openDatabase, migrate } = await import('../dist/src/db/index.js');
@@ -73,11 +81,8 @@ export async function freshSchema(sql, url, schema, loads) {
   await handle.close();
   for (const { table } of loads) await sql.unsafe(`alter table ${schema}."${table}" disable trigger user`);
   // The account checks are the account foreign keys of the big tables (migration 0023): kept on.
-  const checks = await sql`
-    select c.relname as table, t.tgname as name from pg_trigger t join pg_class c on c.oid = t.tgrelid
-     join pg_namespace n on n.oid = c.relnamespace
-     where n.nspname = ${schema} and t.tgname in ('account_rows_inserted', 'account_rows_updated')`;
-  for (const check of checks) await sql.unsafe(`alter table ${schema}."${check.table}" enable trigger ${check.name}`);
+  for (const check of await accountChecks(sql, schema))
+    await sql.unsafe(`alter table ${schema}."${check.table}" enable trigger ${check.name}`);
   for (const { table } of [...loads].reverse()) await sql.unsafe(`delete from ${schema}."${table}"`);
 }
 

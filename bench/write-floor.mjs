@@ -16,7 +16,7 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { startSandboxChild } from './sandbox-child.mjs';
 import { benchDatabaseUrl } from './database-url.mjs';
-import { dumpRows, freshSchema, loadRows } from './copy-rows.mjs';
+import { accountChecks, dumpRows, freshSchema, loadRows } from './copy-rows.mjs';
 
 const cli = fileURLToPath(new URL('../dist/cli/cli.js', import.meta.url));
 const databaseUrl = benchDatabaseUrl(import.meta.url);
@@ -57,11 +57,8 @@ const VARIANTS = {
       for (const key of keys)
         await sql.unsafe(`alter table ${target}."${key.relname}" drop constraint "${key.conname}"`);
       // And the big tables' account checks, which stand for their keys (migration 0023).
-      const checks = await sql`
-        select c.relname, t.tgname from pg_trigger t join pg_class c on c.oid = t.tgrelid
-         join pg_namespace n on n.oid = c.relnamespace
-         where n.nspname = ${target} and t.tgname in ('account_rows_inserted', 'account_rows_updated')`;
-      for (const check of checks) await sql.unsafe(`drop trigger ${check.tgname} on ${target}."${check.relname}"`);
+      const checks = await accountChecks(sql, target);
+      for (const check of checks) await sql.unsafe(`drop trigger ${check.name} on ${target}."${check.table}"`);
       return `${keys.length} keys and ${checks.length} account checks dropped`;
     },
   },

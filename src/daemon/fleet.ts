@@ -364,11 +364,11 @@ export class FleetDaemon extends EventEmitter<FleetEvents> {
    * Notifications that come while it runs are answered by one more look.
    */
   private lookForWaitingJobs(): void {
-    if (!this.stopping) this.looks.ask();
+    this.looks.ask();
   }
 
   private async lookOnce(): Promise<void> {
-    if (this.stopping) return; // a look asked for before the stop
+    if (this.stopping) return; // nothing to claim for a daemon that stops
     try {
       const waiting = await accountsWithWaitingJobs(this.app.database.db, this.identity.id);
       let unclaimed = false;

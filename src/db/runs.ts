@@ -94,8 +94,7 @@ export const ABANDONED_PULL =
  * Ends of this process's runs that the database did not take yet (a lost connection, a full disk),
  * by schema and run id: run ids are a schema's own, and one process (the tests) may serve several.
  */
-const unrecordedEnds = new Map<string, { status: SyncRunStatus; error: string }>();
-const endKey = (schema: string, runId: number) => `${schema}\u0000${runId}`;
+const unrecordedEnds = new Map<string, Map<number, { status: SyncRunStatus; error: string }>>();
 
 /** Waits before each attempt made at once: a dropped connection is replaced at once, a restart takes seconds. */
 const RETRY_AT_ONCE_MS = [0, 250, 1_000, 2_000];
@@ -116,7 +115,8 @@ export async function recordRunEnd(
   status: SyncRunStatus,
   error: string,
 ): Promise<boolean> {
-  unrecordedEnds.set(endKey(schema, runId), { status, error });
+  if (!unrecordedEnds.has(schema)) unrecordedEnds.set(schema, new Map());
+  unrecordedEnds.get(schema)!.set(runId, { status, error });
   for (const wait of RETRY_AT_ONCE_MS) {
     if (wait > 0) await sleep(wait);
     if (await tryRecordEnd(db, schema, runId)) return true;
@@ -127,10 +127,7 @@ export async function recordRunEnd(
 
 /** Records the ends of the schema's runs this process could not record yet; called before a run starts. */
 export async function recordPendingRunEnds(db: Kysely<Database>, schema: string): Promise<void> {
-  for (const key of [...unrecordedEnds.keys()]) {
-    const [ofSchema, runId] = key.split('\u0000');
-    if (ofSchema === schema) await tryRecordEnd(db, schema, Number(runId));
-  }
+  for (const runId of [...(unrecordedEnds.get(schema)?.keys() ?? [])]) await tryRecordEnd(db, schema, runId);
 }
 
 async function retryInBackground(db: Kysely<Database>, schema: string, runId: number): Promise<void> {
@@ -142,7 +139,7 @@ async function retryInBackground(db: Kysely<Database>, schema: string, runId: nu
 
 /** One attempt; true when the end is recorded (by this attempt or an earlier one). */
 async function tryRecordEnd(db: Kysely<Database>, schema: string, runId: number): Promise<boolean> {
-  const end = unrecordedEnds.get(endKey(schema, runId));
+  const end = unrecordedEnds.get(schema)?.get(runId);
   if (!end) return true;
   try {
     await db
@@ -154,7 +151,7 @@ async function tryRecordEnd(db: Kysely<Database>, schema: string, runId: number)
   } catch {
     return false;
   }
-  unrecordedEnds.delete(endKey(schema, runId));
+  unrecordedEnds.get(schema)?.delete(runId);
   return true;
 }
 
