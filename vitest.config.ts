@@ -11,7 +11,7 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
 const ALONE = ['test/daemon/fleet-backfill.test.ts', 'test/daemon/fleet.test.ts'];
 
 /**
- * The longest files of the side-by-side group, longest first (measured: 45 to 30 s each, most of
+ * The longest files of the side-by-side group, longest first (measured: 45 to 17 s each, most of
  * it waiting on daemons, servers and clocks). On a fresh clone vitest knows no durations and
  * starts the largest files first; one of these started late is the whole suite's tail.
  */
@@ -22,6 +22,7 @@ const LONGEST = [
   'test/foundation/embedded.test.ts',
   'test/foundation/embedded-lifecycle.test.ts',
   'test/jobs/connection-loss.test.ts',
+  'test/daemon/restart.test.ts',
   'test/exports/schematron-compiler.test.ts',
   'test/console/console.test.ts',
 ];
