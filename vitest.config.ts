@@ -11,9 +11,9 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
 const ALONE = ['test/daemon/fleet-backfill.test.ts', 'test/daemon/fleet.test.ts'];
 
 /**
- * The longest files of the side-by-side group, longest first (measured: 45 to 17 s each, most of
- * it waiting on daemons, servers and clocks). On a fresh clone vitest knows no durations and
- * starts the largest files first; one of these started late is the whole suite's tail.
+ * The longest files of the side-by-side group, in the order they start (measured: 45 to 17 s
+ * each, most of it waiting on daemons, servers and clocks). On a fresh clone vitest knows no
+ * durations and starts the largest files first; one of these started late is the whole suite's tail.
  */
 const LONGEST = [
   'test/exports/export-mirror.test.ts',
