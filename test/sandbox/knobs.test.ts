@@ -206,7 +206,8 @@ describe('call log', () => {
   });
 
   it('maxConcurrency: 1 for calls one after the other, more when they overlap', async () => {
-    const sb = await sandbox({ latencyMs: 40 });
+    // Long enough that three calls started together overlap on a loaded machine (40 ms was not).
+    const sb = await sandbox({ latencyMs: 300 });
     for (let i = 0; i < 3; i++) await get(sb, '/clients/1');
     expect(sb.maxConcurrency()).toBe(1);
     await Promise.all([get(sb, '/clients/1'), get(sb, '/clients/2'), get(sb, '/clients/3')]);
