@@ -2,7 +2,7 @@
 /**
  * API client parsing benchmark: 100k records (20k per entity) from the sandbox.
  *
- *   npx tsc -p tsconfig.json && node bench/api-parse.mjs [--records-per-entity 20000] [--page-size 250] [--rounds 3]
+ *   npm run build && node bench/api-parse.mjs [--records-per-entity 20000] [--page-size 250] [--rounds 3]
  *
  * 1. over HTTP: `client.list(entity)` against the in-process sandbox at zero latency, records/s
  *    (includes the sandbox's own serialization, which runs in the same process);

@@ -5,7 +5,7 @@
  * (overhead: finished_at − started_at − the time of the job's calls in the sandbox's call log;
  * that includes the mirror checks, the progress writes and the refresh's merge).
  *
- *   npx tsc -p tsconfig.json
+ *   npm run build
  *   DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres node bench/jobs-latency.mjs
  *
  * Settings: BENCH_JOBS (jobs per kind, default 50), BENCH_SEND_MS (sandbox send time per

@@ -1,5 +1,5 @@
 // List throughput of the sandbox over HTTP (100k records by default).
-// Build first: npx tsc -p tsconfig.json ; then: node bench/sandbox-list.mjs [records]
+// Build first: npm run build ; then: node bench/sandbox-list.mjs [records]
 // The sandbox runs in a child process (its own event loop, as a real service would), and then
 // once more in this process (as the tests use it, client and server sharing one thread).
 import { fork } from 'node:child_process';

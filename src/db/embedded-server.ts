@@ -279,7 +279,7 @@ function startKeeper(options: KeeperOptions): ChildProcess {
 }
 
 /**
- * The keeper's script: beside this module in the build (tsc's `dist/src/db/`, the bundle's
+ * The keeper's script: beside this module in the build (`dist/src/db/`, or the bundle's
  * `dist/cli/`). Run from the TypeScript source (the tests), this module starts the build's.
  */
 function keeperScript(): string {

@@ -4,6 +4,9 @@ declare module 'saxon-js' {
     stylesheetInternal?: unknown;
     stylesheetFileName?: string;
     sourceText?: string;
+    sourceFileName?: string;
+    /** By EQName (`Q{}name`). */
+    stylesheetParams?: Record<string, string>;
     destination?: 'serialized' | 'raw' | 'document';
   }
   interface TransformResult {

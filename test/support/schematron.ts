@@ -5,11 +5,14 @@
  * rules, bound to UBL.BE's specification identifier), run offline on UBL documents by SaxonJS. The
  * Schematron files are compiled once per machine, by the project's own compiler
  * (schematron/schematron-to-xslt.xsl) and then to SaxonJS's SEF, into node_modules/.cache (about
- * 15 s; keyed by the files' hashes and the compiler's parameters).
+ * 30 s of CPU; keyed by the files' hashes and the compiler's parameters). The compiler itself is
+ * compiled to SEF once too and runs in this process: each run of it as an `xslt3` command cost
+ * about 2 s of CPU (Node, SaxonJS and the compiler's own compilation), and the compiler's tests
+ * run it 16 times.
  */
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, renameSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import SaxonJS from 'saxon-js';
@@ -29,9 +32,41 @@ export const RULE_SETS = {
 } as const satisfies Record<string, { file: string; params: readonly string[] }>;
 export type RuleSet = keyof typeof RULE_SETS;
 
-/** Compiles a Schematron file to XSLT text with the project's compiler (`params`: name=value). */
+let compiler: Promise<unknown> | undefined;
+
+/** Compiles a Schematron file to XSLT text with the project's compiler (`params`: name=value); a refusal rejects with the compiler's message. */
 export async function compileSchematron(file: string, out: string, params: readonly string[] = []): Promise<void> {
-  await run(process.execPath, [XSLT3, `-xsl:${COMPILER}`, `-s:${file}`, `-o:${out}`, ...params]);
+  const stylesheetParams = Object.fromEntries(
+    params.map((param) => [`Q{}${param.slice(0, param.indexOf('='))}`, param.slice(param.indexOf('=') + 1)]),
+  );
+  compiler ??= cachedSef(`compiler-${digestOf([COMPILER])}`, async () => COMPILER);
+  const result = await SaxonJS.transform(
+    { stylesheetInternal: await compiler, sourceFileName: file, stylesheetParams, destination: 'serialized' },
+    'async',
+  );
+  writeFileSync(out, result.principalResult ?? '');
+}
+
+/** SaxonJS's SEF of an XSLT file, from the cache (by `key`) or compiled into it from the file `source` gives. */
+async function cachedSef(key: string, source: () => Promise<string>): Promise<unknown> {
+  const sef = join(CACHE, `${key}.sef.json`);
+  if (!existsSync(sef)) {
+    mkdirSync(CACHE, { recursive: true });
+    // Parallel test files may compile at once: each writes its own file and renames the result.
+    const own = join(CACHE, `${key}-${process.pid}-${Date.now()}.sef.json`);
+    await run(process.execPath, [XSLT3, `-xsl:${await source()}`, `-export:${own}`, '-nogo', '-relocate:on'], {
+      maxBuffer: 64 * 1024 * 1024,
+    });
+    renameSync(own, sef);
+  }
+  return JSON.parse(readFileSync(sef, 'utf8'));
+}
+
+/** The first 16 hex digits of the sha256 of the files' contents, then `text`. */
+function digestOf(files: readonly string[], text = ''): string {
+  const hash = createHash('sha256');
+  for (const file of files) hash.update(readFileSync(file));
+  return hash.update(text).digest('hex').slice(0, 16);
 }
 
 export interface Finding {
@@ -45,24 +80,13 @@ export interface Finding {
 const compiled = new Map<RuleSet, Promise<unknown>>();
 
 /** Compiles one rule set (or finds it compiled) and loads it. */
-async function compile(rules: RuleSet): Promise<unknown> {
+function compile(rules: RuleSet): Promise<unknown> {
   const { file, params } = RULE_SETS[rules];
-  const digest = createHash('sha256')
-    .update(readFileSync(COMPILER))
-    .update(readFileSync(file))
-    .update(params.join(' '));
-  const sef = join(CACHE, `${rules}-${digest.digest('hex').slice(0, 16)}.sef.json`);
-  if (!existsSync(sef)) {
-    mkdirSync(CACHE, { recursive: true });
-    // Parallel test files may compile at once: each writes its own files and renames the result.
-    const own = join(CACHE, `${rules}-${process.pid}-${Date.now()}`);
-    await compileSchematron(file, `${own}.xsl`, params);
-    await run(process.execPath, [XSLT3, `-xsl:${own}.xsl`, `-export:${own}.sef.json`, '-nogo', '-relocate:on'], {
-      maxBuffer: 64 * 1024 * 1024,
-    });
-    renameSync(`${own}.sef.json`, sef);
-  }
-  return JSON.parse(readFileSync(sef, 'utf8'));
+  return cachedSef(`${rules}-${digestOf([COMPILER, file], params.join(' '))}`, async () => {
+    const xsl = join(CACHE, `${rules}-${process.pid}-${Date.now()}.xsl`);
+    await compileSchematron(file, xsl, params);
+    return xsl;
+  });
 }
 
 function loaded(rules: RuleSet): Promise<unknown> {
