@@ -17,7 +17,7 @@
 // Left outside the bundle: the embedded server's platform packages (native binaries, found by
 // name at run time). `require` is provided for the CommonJS packages that ask for Node's own
 // modules from inside an ES module bundle.
-import { readdirSync } from 'node:fs';
+import { readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { build } from 'esbuild';
 
@@ -40,6 +40,8 @@ await build({
   tsconfig: 'tsconfig.json',
 });
 
+// The chunks' names change with their contents: last build's would stay beside them (and be packed).
+rmSync('dist/cli', { recursive: true, force: true });
 await build({
   ...common,
   entryPoints: { cli: 'dist/src/cli.js', keeper: 'dist/src/db/keeper.js' },
