@@ -12,11 +12,9 @@
  * fontoxpath and runs no XSLT functions, which Peppol's rules define (u:mod97-0208, u:slack, …);
  * SchXslt and the ISO skeleton are on neither npm nor Debian.
  */
-import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { XMLParser } from 'fast-xml-parser';
 import SaxonJS from 'saxon-js';
 import { describe, expect, it } from 'vitest';
@@ -26,13 +24,12 @@ import {
   checkPeppol,
   checkRules,
   compileSchematron,
+  exportSef,
   RULE_SETS,
   type RuleSet,
-  XSLT3,
 } from '../support/schematron.js';
 import { BELGIAN_SELLER, invoiceOf } from './fixtures.js';
 
-const run3 = promisify(execFile);
 const work = mkdtempSync(join(tmpdir(), 'schematron-compiler-'));
 type Node = Record<string, unknown>;
 const list = (value: unknown): Node[] => (value === undefined ? [] : Array.isArray(value) ? value : [value]) as Node[];
@@ -164,8 +161,7 @@ describe('the Schematron compiler', { timeout: 240_000 }, () => {
     const run = async (params: string[]) => {
       const out = join(work, `made-${params.join('').replaceAll(/\W/g, '_')}`);
       await compileSchematron(file, `${out}.xsl`, params);
-      // SaxonJS runs stylesheets compiled to SEF: xslt3 makes it.
-      await run3(process.execPath, [XSLT3, `-xsl:${out}.xsl`, `-export:${out}.sef.json`, '-nogo']);
+      await exportSef(`${out}.xsl`, `${out}.sef.json`);
       const result = await SaxonJS.transform(
         { stylesheetFileName: `${out}.sef.json`, sourceText: document, destination: 'serialized' },
         'async',

@@ -22,7 +22,7 @@ const ROOT = join(import.meta.dirname, '..', '..');
 const CACHE = join(ROOT, 'node_modules', '.cache', 'invoice-mirror-schematron');
 
 export const COMPILER = join(import.meta.dirname, 'schematron', 'schematron-to-xslt.xsl');
-export const XSLT3 = join(ROOT, 'node_modules', 'xslt3', 'xslt3.js');
+const XSLT3 = join(ROOT, 'node_modules', 'xslt3', 'xslt3.js');
 
 /** Each rule set: its file, and the compiler's parameters (`patterns`: only those). */
 export const RULE_SETS = {
@@ -47,6 +47,13 @@ export async function compileSchematron(file: string, out: string, params: reado
   writeFileSync(out, result.principalResult ?? '');
 }
 
+/** Compiles an XSLT file to SaxonJS's SEF (`out`, JSON) with xslt3, the compiler SaxonJS runs without. */
+export async function exportSef(xsl: string, out: string): Promise<void> {
+  await run(process.execPath, [XSLT3, `-xsl:${xsl}`, `-export:${out}`, '-nogo', '-relocate:on'], {
+    maxBuffer: 64 * 1024 * 1024,
+  });
+}
+
 /** SaxonJS's SEF of an XSLT file, from the cache (by `key`) or compiled into it from the file `source` gives. */
 async function cachedSef(key: string, source: () => Promise<string>): Promise<unknown> {
   const sef = join(CACHE, `${key}.sef.json`);
@@ -54,9 +61,7 @@ async function cachedSef(key: string, source: () => Promise<string>): Promise<un
     mkdirSync(CACHE, { recursive: true });
     // Parallel test files may compile at once: each writes its own file and renames the result.
     const own = join(CACHE, `${key}-${process.pid}-${Date.now()}.sef.json`);
-    await run(process.execPath, [XSLT3, `-xsl:${await source()}`, `-export:${own}`, '-nogo', '-relocate:on'], {
-      maxBuffer: 64 * 1024 * 1024,
-    });
+    await exportSef(await source(), own);
     renameSync(own, sef);
   }
   return JSON.parse(readFileSync(sef, 'utf8'));
