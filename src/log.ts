@@ -7,11 +7,14 @@
  * line, whatever field or message they hide in; passwords in connection URLs are masked by
  * pattern; and fields with credential-like names are redacted by pino.
  */
+import { createRequire } from 'node:module';
 import { pino, type DestinationStream, type Logger, type LevelWithSilent } from 'pino';
 import { SETTINGS } from './settings.js';
 
 /** pino-pretty, only where a person reads the log (stderr is a terminal): it takes about 10 ms to load. */
-const pretty = process.stderr.isTTY ? (await import('pino-pretty')).default : undefined;
+const pretty = process.stderr.isTTY
+  ? (createRequire(import.meta.url)('pino-pretty') as typeof import('pino-pretty'))
+  : undefined;
 
 export const LOG_LEVELS = SETTINGS.logLevel.values;
 export type LogLevel = (typeof LOG_LEVELS)[number];

