@@ -5,7 +5,6 @@
  * acts on one account asks which when none is chosen; an unknown `?account=` is a 400 line.
  * The overview is photographed at 1280×800 into test-output/screenshots/.
  */
-import { mkdirSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { Command } from 'commander';
 import { sql } from 'kysely';
@@ -15,10 +14,9 @@ import { ensureDefaultAccount } from '../../src/accounts/store.js';
 import { registerStatusCommand } from '../../src/commands/status.js';
 import { createConsoleApp } from '../../src/console/index.js';
 import { jsonb } from '../../src/db/index.js';
-import { findChromium, serveConsole, widerThanWindow } from '../support/browser.js';
+import { findChromium, photograph, serveConsole, widerThanWindow } from '../support/browser.js';
 import { useTestDatabase } from '../support/test-database.js';
 
-const SHOTS = new URL('../../test-output/screenshots/', import.meta.url).pathname;
 const CHROMIUM = findChromium('web console browser tests');
 const database = useTestDatabase();
 const settings = { inDaemon: false, user: 'admin', password: undefined, token: undefined };
@@ -214,7 +212,6 @@ describe.skipIf(!CHROMIUM)('the account switcher, in Chromium', () => {
   let page: Page;
   let base: string;
   beforeAll(async () => {
-    mkdirSync(SHOTS, { recursive: true });
     ({ server, base } = await serveConsole(database.current.handle.db, { inDaemon: false }));
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu'] });
     page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
@@ -227,7 +224,7 @@ describe.skipIf(!CHROMIUM)('the account switcher, in Chromium', () => {
 
   it('changes what a page shows, keeping the page and its filters', async () => {
     await page.goto(`${base}/`);
-    await page.screenshot({ path: `${SHOTS}accounts-overview.png` });
+    await photograph(page, 'accounts-overview');
     await page.goto(`${base}/records/clients?q=B`);
     const companies = () => page.locator('table.records tbody').textContent();
     await expect(companies()).resolves.toContain(BETA.one);

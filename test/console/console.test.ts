@@ -6,7 +6,7 @@
  * off loopback. Each page is photographed at 1280×800 into test-output/screenshots/.
  */
 import { spawn } from 'node:child_process';
-import { mkdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { sql } from 'kysely';
 import { chromium, type Browser, type Page } from 'playwright-core';
@@ -17,11 +17,10 @@ import { jsonb } from '../../src/db/index.js';
 import { createConsoleApp, NO_WORKER_NOTE } from '../../src/console/index.js';
 import { chart } from '../../src/console/layout.js';
 import { logger } from '../../src/log.js';
-import { findChromium, serveConsole, widerThanWindow } from '../support/browser.js';
+import { findChromium, photograph, serveConsole, widerThanWindow } from '../support/browser.js';
 import { CLI_PATH } from '../support/cli.js';
 import { useJobsEnv } from '../jobs/helpers.js';
 
-const SHOTS = new URL('../../test-output/screenshots/', import.meta.url).pathname;
 const CHROMIUM = findChromium('web console browser tests');
 
 const env = useJobsEnv();
@@ -32,7 +31,6 @@ let page: Page;
 
 beforeAll(async () => {
   if (!CHROMIUM) return;
-  mkdirSync(SHOTS, { recursive: true });
   ({ server, base } = await serveConsole(env.database.current.handle.db));
   browser = await chromium.launch({
     executablePath: CHROMIUM,
@@ -52,7 +50,7 @@ afterAll(async () => {
   await new Promise((resolve) => server?.close(resolve));
 });
 
-const shoot = (name: string) => page.screenshot({ path: `${SHOTS}${name}.png` });
+const shoot = (name: string) => photograph(page, name);
 
 describe.skipIf(!CHROMIUM)('web console', () => {
   it('overview after a sync: the run, each entity, the 30-day chart and the queue', async () => {
@@ -460,7 +458,7 @@ describe.skipIf(!CHROMIUM)('web console', () => {
     for (const report of REPORTS) paths.push(`/reports/${report.name}`);
     const overflowing = await widerThanWindow(page, base, paths, undefined, (path, width) => {
       const name = path === '/' ? 'overview' : path.slice(1).replace(/[/?=&]/g, '-');
-      return page.screenshot({ path: `${SHOTS}${width}-${name}.png` });
+      return photograph(page, `${width}-${name}`);
     });
     expect(overflowing).toEqual([]);
   }, 240_000);

@@ -3,7 +3,6 @@
  * type, the subscriptions with their state, and one subscription's deliveries, retried with the
  * button (a POST through the console's CSRF check). No page shows a signing secret.
  */
-import { mkdirSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { sql } from 'kysely';
 import pino from 'pino';
@@ -11,12 +10,11 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Deliverer } from '../../src/webhooks/deliver.js';
 import { addSubscription } from '../../src/webhooks/subscriptions.js';
-import { findChromium, serveConsole, widerThanWindow } from '../support/browser.js';
+import { findChromium, photograph, serveConsole, widerThanWindow } from '../support/browser.js';
 import { eventsSettled } from '../support/events.js';
 import { useTestDatabase } from '../support/test-database.js';
 import { startReceiver, type Receiver } from '../webhooks/receiver.js';
 
-const SHOTS = new URL('../../test-output/screenshots/', import.meta.url).pathname;
 const CHROMIUM = findChromium('web console browser tests');
 const MASTER = 'a test master secret of more than 32 characters';
 const database = useTestDatabase();
@@ -30,7 +28,6 @@ let secret: string;
 
 beforeAll(async () => {
   if (!CHROMIUM) return;
-  mkdirSync(SHOTS, { recursive: true });
   receiver = await startReceiver();
   receiver.answer = () => 500;
   ({ server, base } = await serveConsole(db()));
@@ -80,7 +77,7 @@ describe.skipIf(!CHROMIUM)('console: events and webhooks', () => {
     const rows = await page.locator('tbody tr').allTextContents();
     expect(rows).toHaveLength(1);
     expect(rows[0]).toContain('products 5');
-    await page.screenshot({ path: `${SHOTS}events.png` });
+    await photograph(page, 'events');
   });
 
   it('shows subscriptions and their deliveries; Retry makes a failed delivery due now', async () => {
@@ -96,7 +93,7 @@ describe.skipIf(!CHROMIUM)('console: events and webhooks', () => {
     const delivery = await page.locator('tbody tr').first().textContent();
     expect(delivery).toContain('500 try again later');
     expect(delivery).toContain('pending');
-    await page.screenshot({ path: `${SHOTS}webhook-deliveries.png` });
+    await photograph(page, 'webhook-deliveries');
     const dueBefore = await sql<{ due: boolean }>`select due_at > now() as due from webhook_deliveries`.execute(db());
     expect(dueBefore.rows[0]!.due).toBe(true);
     await page.click('button:has-text("Retry")');

@@ -8,7 +8,7 @@ import { sql } from 'kysely';
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createConsoleApp } from '../../src/console/index.js';
-import { findChromium, serveConsole } from '../support/browser.js';
+import { findChromium, photograph, serveConsole } from '../support/browser.js';
 import { runCli } from '../support/cli.js';
 import { pullerFor, useSandbox } from '../support/sandbox.js';
 import { useTestDatabase } from '../support/test-database.js';
@@ -101,7 +101,7 @@ describe('the VAT return page', () => {
               .textAlign,
         );
       expect(align).toBe('right');
-      await page.screenshot({ path: 'test-output/screenshots/vat-return.png', fullPage: true });
+      await photograph(page, 'vat-return', { fullPage: true });
       await page.getByRole('link', { name: 'see the VAT problems' }).click();
       await expect(page.locator('h1').textContent()).resolves.toContain('VAT problems');
       await page.close();

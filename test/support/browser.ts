@@ -4,9 +4,10 @@
  * visible line, except under CI=true, where a missing browser fails the run (CI keeps testing
  * the console: `.ci/run` installs Debian's chromium).
  */
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
 import type { Kysely } from 'kysely';
 import { chromium, type Page } from 'playwright-core';
 import { consoleListener } from '../../src/console/index.js';
@@ -32,6 +33,19 @@ export function findChromium(suite: string): string | undefined {
   if (process.env.CI === 'true') throw new Error(`${suite}: ${why}; under CI=true the browser tests must run`);
   console.warn(`${suite}: skipped, ${why}`);
   return undefined;
+}
+
+const SHOTS = new URL('../../test-output/screenshots/', import.meta.url).pathname;
+
+/**
+ * Photographs the page into test-output/screenshots/<name>.png, for a person to look at, when
+ * SCREENSHOTS=1: no assertion reads them, and the hundred of a run of the console tests cost
+ * about 7 s of CPU and 11 s of one file's time.
+ */
+export async function photograph(page: Page, name: string, options: { fullPage?: boolean } = {}): Promise<void> {
+  if (process.env.SCREENSHOTS !== '1') return;
+  mkdirSync(SHOTS, { recursive: true });
+  await page.screenshot({ path: join(SHOTS, `${name}.png`), ...options });
 }
 
 function isFile(path: string | undefined): path is string {
