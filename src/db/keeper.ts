@@ -7,7 +7,7 @@
 import module from 'node:module';
 import type { KeeperOptions } from './keeper-process.js';
 
-// As the command line does (cli.ts): Node 22.1 and later keep the compiled modules on disk.
+// Node 22.1 and later keep the compiled modules on disk (the command line has its own cache, code-cache.ts).
 (module as { enableCompileCache?: () => unknown }).enableCompileCache?.();
 const options = JSON.parse(process.argv[2] ?? '{}') as KeeperOptions;
 if (typeof options.dataDir !== 'string' || typeof options.idleStopMs !== 'number') {
