@@ -11,6 +11,7 @@
  */
 import { sql, type Kysely, type Transaction } from 'kysely';
 import { migrations as allMigrations, type Migration } from '../../migrations/index.js';
+import { withDefinitionBatch } from './definition-batch.js';
 import { REPEATABLES, staleRepeatables, type Repeatable } from './repeatable.js';
 
 /** What to apply; tests pass their own lists. */
@@ -26,7 +27,7 @@ export async function migrate(db: Kysely<any>, schema: string, plan: MigrationPl
     await lockMigrations(trx, schema);
     const pending = await pendingMigrations(trx, schema, migrations);
     for (const migration of pending) {
-      await migration.up(trx);
+      await withDefinitionBatch(trx, (db) => migration.up(db));
       await sql`insert into ${sql.id(schema, 'schema_migrations')} (name) values (${migration.name})`.execute(trx);
     }
     const stale = await staleRepeatables(trx, schema, repeatables);
