@@ -22,7 +22,9 @@ beforeAll(async () => {
   await pool.unsafe(`create schema ${schema}`);
   db = new Kysely<any>({
     dialect: new PostgresJSDialect({ postgres: pool }),
-    log: (event) => sent.push(event.query.sql),
+    log: (event) => {
+      sent.push(event.query.sql);
+    },
   });
 });
 
