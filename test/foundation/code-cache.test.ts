@@ -38,6 +38,14 @@ function fresh(): { env: { TMPDIR: string }; cacheDir: string } {
 const build = () => readFileSync(`${BUNDLE}.sha256`, 'utf8').trim().slice(0, 16);
 const cacheName = () => `${build()}-${process.version}.v8`;
 
+describe('the command line’s bundle', () => {
+  it('is ASCII, which V8 holds at one byte a character (two for a source with one character beyond)', () => {
+    const bytes = readFileSync(BUNDLE);
+    expect(bytes.length).toBeGreaterThan(1_000_000);
+    expect(bytes.findIndex((byte) => byte > 0x7f)).toBe(-1);
+  });
+});
+
 describe.skipIf(typeof process.getuid !== 'function')('the command line’s code cache', () => {
   it('is the bundle’s, made by the first run in a directory of the user’s own, and used by the next', async () => {
     expect(readFileSync(`${BUNDLE}.sha256`, 'utf8').trim()).toBe(
