@@ -16,6 +16,15 @@ import dutch from 'i18n-iso-countries/langs/nl.json' with { type: 'json' };
 const ACCENTED = 'àáâãäåçèéêëìíîïñòóôõöùúûüýÿ';
 const PLAIN = 'aaaaaaceeeeiiiinooooouuuuyy';
 
+/**
+ * The capitals beyond ASCII (Latin-1 and Latin Extended) and their lower case as toLowerCase gives
+ * them: SQL's lower() folds only ASCII where the database's locale is C, as the embedded server's
+ * is, so country_iso2 folds these itself (`Åland` is a Dutch name of AX).
+ */
+const CAPITALS = Array.from({ length: 0x250 - 0xc0 }, (_, i) => String.fromCharCode(0xc0 + i)).filter(
+  (char) => char.toLowerCase() !== char && char.toLowerCase().length === 1,
+);
+
 /** How names are compared: lower case, the common accents folded, spaces trimmed and collapsed. */
 export function countryNameKey(name: string): string {
   let out = '';
@@ -113,7 +122,9 @@ export function countryIso2Functions(): string[] {
     `
     create or replace function country_iso2(name text) returns text language sql immutable as $$
       select ${sqlText(JSON.stringify(codes))}::jsonb
-             ->> translate(lower(btrim(regexp_replace(name, '\\s+', ' ', 'g'))), '${ACCENTED}', '${PLAIN}')
+             ->> translate(lower(translate(btrim(regexp_replace(name, '\\s+', ' ', 'g')), ${sqlText(CAPITALS.join(''))},
+                                           ${sqlText(CAPITALS.map((char) => char.toLowerCase()).join(''))})),
+                           '${ACCENTED}', '${PLAIN}')
     $$`,
     `
     comment on function country_iso2(text) is

@@ -1,7 +1,8 @@
 /**
  * `country_iso2(name)`, the database's side of src/catalog/country-codes.ts: for every Dutch name
  * i18n-iso-countries knows, the service's own spellings, and those names as a person may type
- * them (another case, extra spaces), it gives what `countryCodeOf` gives in TypeScript; and it is
+ * them (another case, extra spaces), it gives what `countryCodeOf` gives in TypeScript, also where
+ * the database's locale is C (the embedded server's: `lower('Åland')` is `Åland` there); and it is
  * inlined into the query that calls it (a body PostgreSQL must run per call made the countries'
  * iso2 trigger cost 215 ms for 227 rows).
  */
