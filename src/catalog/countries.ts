@@ -13,11 +13,12 @@ export const countries = defineEntity({
   },
 });
 
-/** Computed by the database from `name` (see country-codes.ts), not sent by the service. */
+/** Computed by the database from `name` (see country-codes.ts) as each row is written, not sent by the service. */
 export const COUNTRY_DERIVED_COLUMNS: readonly Column[] = [
   {
     name: 'iso2',
     type: 'text',
+    computed: 'country_iso2(name)',
     label: 'ISO code',
     doc: 'ISO 3166-1 alpha-2 code of the country, derived by the mirror from the Dutch name (country_iso2); empty when the name maps to none',
   },

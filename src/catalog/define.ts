@@ -191,6 +191,8 @@ export interface Column {
   readonly subfield?: string;
   /** Set on numeric columns holding an amount of money. */
   readonly money?: true;
+  /** A column the mirror derives (not on the wire): SQL computing it from the row's other columns as it is written. */
+  readonly computed?: string;
 }
 
 /** The entity's own columns, in table order (the bookkeeping columns follow them). */

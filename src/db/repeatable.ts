@@ -181,22 +181,32 @@ export const mirrorComments: Repeatable = (() => {
 
 /**
  * `countries.iso2` from the Dutch name: the mapping as a function (src/catalog/country-codes.ts),
- * triggers that set the code of the rows every insert and update writes, and the stored rows
- * mapped again, as the mapping may have changed (only the rows whose code changes are written).
+ * which the mirror's writes call for each row they write (the column's `computed`, see merge.ts);
+ * triggers that set the code of rows written otherwise (a restore, a test's loader); and the
+ * stored rows mapped again, as the mapping may have changed (only the rows whose code changes are
+ * written).
  */
 export const countryCodes: Repeatable = (() => {
   const statements = [
     ...countryIso2Functions(),
     // After the statement, not before each row: a BEFORE ROW trigger would keep the table from
-    // being partitioned by account (scripts/partition-by-account.mjs). The update it makes fires
-    // the update trigger once more, which does nothing at that depth.
+    // being partitioned by account (scripts/partition-by-account.mjs). It reads the rows written
+    // alone, and updates only where a code is wrong, which the mirror's own writes never leave:
+    // its update used to run for every write, as a plan PL/pgSQL keeps for the session; made at
+    // the first write, to an empty table, that plan read every account's countries at each write
+    // after (a daemon filling 1,000 accounts: 0.7 s a write after 200 accounts, 3.2 s after 700).
+    // EXECUTE plans the update for the table as it is. The update fires the update trigger once
+    // more, which does nothing at that depth.
     `
     create or replace function countries_set_iso2() returns trigger language plpgsql as $$
     begin
-      if pg_trigger_depth() > 1 then return null; end if;
-      update countries c set iso2 = country_iso2(c.name)
-        from written w
-       where c.account_id = w.account_id and c.id = w.id and c.iso2 is distinct from country_iso2(c.name);
+      if pg_trigger_depth() > 1 or not exists (select from written w where w.iso2 is distinct from country_iso2(w.name)) then
+        return null;
+      end if;
+      execute format('update %1$I.countries c set iso2 = w.iso2
+                        from (select account_id, id, %1$I.country_iso2(name) as iso2 from written) w
+                       where c.account_id = w.account_id and c.id = w.id and c.iso2 is distinct from w.iso2',
+                     tg_table_schema);
       return null;
     end
     $$`,

@@ -4,6 +4,7 @@
  */
 import { textFingerprint, type ReadRecord } from '../api/index.js';
 import {
+  derivedColumns,
   ENTITIES,
   entityColumns,
   LINE_COLUMNS,
@@ -33,6 +34,8 @@ export interface EntityDefinition {
   textColumns: readonly Column[];
   /** Every other column except the key: sent as typed values, in this order. */
   typedColumns: readonly Column[];
+  /** Columns the mirror computes from the others as each row is written (`countries.iso2`). */
+  computedColumns: readonly Column[];
   /** Set for documents whose `lines` go to `document_lines`. */
   documentType?: DocumentType;
   /** Set for entities pulled incrementally (see incremental.ts). */
@@ -48,6 +51,7 @@ export const DEFINITIONS: readonly EntityDefinition[] = ENTITIES.map((entity) =>
     columns,
     textColumns: columns.filter((c) => c.type === 'text'),
     typedColumns: columns.filter((c) => c.type !== 'text' && c.name !== entity.key),
+    computedColumns: derivedColumns(entity.name).filter((c) => c.computed !== undefined),
     documentType: 'documentType' in entity ? entity.documentType : undefined,
     incremental: 'incremental' in entity ? entity.incremental : undefined,
   };
