@@ -54,6 +54,7 @@ import { LeaderElector } from '../fleet/elector.js';
 import {
   accountsWithWaitingJobs,
   claimDue,
+  msUntilNextDue,
   park,
   registerDaemon,
   release,
@@ -64,7 +65,7 @@ import {
 import { sessionRunner, type JobRunner } from '../jobs/index.js';
 import { packageVersion } from '../version.js';
 import { buryDuty } from './duties/bury.js';
-import { CLAIM_GIVE_UP_MS, claimDuty } from './duties/claim.js';
+import { CLAIM_EVERY_MS, CLAIM_GIVE_UP_MS, claimDuty } from './duties/claim.js';
 import { cronDuty } from './duties/cron.js';
 import { beatEveryMs, heartbeatDuty } from './duties/heartbeat.js';
 import { orphanSweepDuty } from './duties/orphan-sweep.js';
@@ -121,6 +122,8 @@ export class FleetDaemon extends EventEmitter<FleetEvents> {
   /** When the database last failed a claim, until a claim succeeds again (see claim). */
   private outageAt: number | null = null;
   private stopping = false;
+  /** A claim set for the moment the next account falls due, sooner than the next tick. */
+  private dueTimer: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly app: App,
@@ -244,6 +247,7 @@ export class FleetDaemon extends EventEmitter<FleetEvents> {
         this.asideNow(),
       );
       if (this.outageAt !== null) this.afterOutage(this.outageAt);
+      if (claimed.length < free) await this.claimWhenDue();
       if (claimed.length === 0) return;
       const accounts = await accountsWithIds(
         db,
@@ -261,6 +265,20 @@ export class FleetDaemon extends EventEmitter<FleetEvents> {
       this.outageAt ??= performance.now();
       this.log.error({ error: errorMessage(error) }, 'could not claim work; trying again');
     }
+  }
+
+  /**
+   * With room left, claims again when the next account falls due if that comes before the next
+   * tick: an account due between two ticks waited half a tick on average, which with 1,000
+   * accounts every two minutes was most of the pulls' margin (bench/README, issue 46).
+   */
+  private async claimWhenDue(): Promise<void> {
+    const ms = await msUntilNextDue(this.app.database.db, CLAIM_EVERY_MS);
+    if (ms === null || this.stopping) return;
+    clearTimeout(this.dueTimer);
+    // A few milliseconds after: the time is the database's, and the claim compares with its now().
+    this.dueTimer = setTimeout(() => this.claimSoon(), ms + 5);
+    this.dueTimer.unref();
   }
 
   /**
@@ -471,6 +489,7 @@ export class FleetDaemon extends EventEmitter<FleetEvents> {
   /** Stops claiming, lets the work in flight finish its page and job, gives every account back. */
   async stop(): Promise<void> {
     this.stopping = true;
+    clearTimeout(this.dueTimer);
     for (const duty of [...this.duties].reverse()) await duty.stop();
     // The next daemon to ask leads at once, not a lease later.
     await this.elector.resign().catch(() => undefined);

@@ -9,6 +9,7 @@ import {
   buryDeadDaemons,
   claimDue,
   heartbeat,
+  msUntilNextDue,
   park,
   registerDaemon,
   release,
@@ -163,6 +164,21 @@ describe('claiming', () => {
     );
     expect(rows[0]!.minutes).toBeGreaterThan(5.9);
     expect(rows[0]!.minutes).toBeLessThanOrEqual(6);
+  });
+
+  it('says how long until the next account falls due, if it does within the time asked, for a claim then', async () => {
+    // Every test account is due already, `default` never: nothing is to come.
+    expect(await msUntilNextDue(db(), 10_000)).toBeNull();
+    await sql`update account_leases set due_at = now() + interval '4 seconds' where account_id = ${ids[0]!}`.execute(
+      db(),
+    );
+    await sql`update account_leases set due_at = now() + interval '7 seconds' where account_id = ${ids[1]!}`.execute(
+      db(),
+    );
+    const ms = await msUntilNextDue(db(), 10_000);
+    expect(ms).toBeGreaterThan(1000);
+    expect(ms).toBeLessThanOrEqual(4000);
+    expect(await msUntilNextDue(db(), 1000), 'not within a second').toBeNull();
   });
 });
 
