@@ -64,15 +64,23 @@ function mergeSql(definition: EntityDefinition, mode: WriteMode): string {
   return text;
 }
 
+/**
+ * The columns a page's insert writes (`targets`) and what it writes into them from `incoming`
+ * (`values`): the entity's own, then those computed from them, so that a row is written once with
+ * its derived values rather than inserted and then updated by a trigger.
+ */
+function writtenColumns(definition: EntityDefinition): { targets: string[]; values: string[] } {
+  const names = definition.columns.map((c) => quoteName(c.name));
+  return {
+    targets: [...names, ...definition.computedColumns.map((c) => quoteName(c.name))],
+    values: [...names, ...definition.computedColumns.map((c) => c.computed!)],
+  };
+}
+
 function buildMergeSql(definition: EntityDefinition, mode: WriteMode): string {
   const table = definition.name;
   const key = quoteName(definition.key);
-  const names = definition.columns.map((c) => quoteName(c.name));
-  // The columns written: the entity's, then those computed from them (so a row is written once,
-  // with its derived values, rather than inserted and then updated by a trigger).
-  const targets = [...names, ...definition.computedColumns.map((c) => quoteName(c.name))].join(', ');
-  const values = [...names, ...definition.computedColumns.map((c) => c.computed!)].join(', ');
-  const updated = [...definition.columns, ...definition.computedColumns].map((c) => quoteName(c.name));
+  const { targets, values } = writtenColumns(definition);
   // In `insert` mode every incoming record is inserted (or the statement fails), so the changes,
   // the lines and the counts read `incoming` itself: the insert returns nothing, and the raw
   // records are not copied through two more materialized steps. No `after`: see
@@ -81,8 +89,8 @@ function buildMergeSql(definition: EntityDefinition, mode: WriteMode): string {
     mode === 'insert'
       ? `
 written as (
-  insert into ${table} (account_id, ${targets}, raw, raw_hash)
-  select $3::int, ${values}, raw, raw_hash from incoming
+  insert into ${table} (account_id, ${targets.join(', ')}, raw, raw_hash)
+  select $3::int, ${values.join(', ')}, raw, raw_hash from incoming
 ),
 classified as not materialized (
   select i.${key} as key, null::jsonb as after, null::jsonb as before, 'insert' as op from incoming i
@@ -95,10 +103,10 @@ previous as (
   where t.account_id = $3::int and t.${key} = any(array(select ${key} from incoming))
 ),
 written as (
-  insert into ${table} as t (account_id, ${targets}, raw, raw_hash)
-  select $3::int, ${values}, raw, raw_hash from incoming
+  insert into ${table} as t (account_id, ${targets.join(', ')}, raw, raw_hash)
+  select $3::int, ${values.join(', ')}, raw, raw_hash from incoming
   on conflict (account_id, ${key}) do update set
-    ${updated
+    ${targets
       .filter((n) => n !== key)
       .map((n) => `${n} = excluded.${n}`)
       .join(',\n    ')},
