@@ -247,24 +247,28 @@ export class FleetDaemon extends EventEmitter<FleetEvents> {
         this.asideNow(),
       );
       if (this.outageAt !== null) this.afterOutage(this.outageAt);
+      if (claimed.length > 0) await this.beginClaimed(claimed);
+      // After the claimed work began, so that it does not wait for this read.
       if (claimed.length < free) await this.claimWhenDue();
-      if (claimed.length === 0) return;
-      const accounts = await accountsWithIds(
-        db,
-        claimed.map((item) => item.accountId),
-      );
-      for (const item of claimed) {
-        const account = accounts.find((a) => a.id === item.accountId);
-        if (account) this.begin(account, item);
-      }
-      this.emit(
-        'claimed',
-        claimed.map((item) => item.accountId),
-      );
     } catch (error) {
       this.outageAt ??= performance.now();
       this.log.error({ error: errorMessage(error) }, 'could not claim work; trying again');
     }
+  }
+
+  private async beginClaimed(claimed: readonly Claimed[]): Promise<void> {
+    const accounts = await accountsWithIds(
+      this.app.database.db,
+      claimed.map((item) => item.accountId),
+    );
+    for (const item of claimed) {
+      const account = accounts.find((a) => a.id === item.accountId);
+      if (account) this.begin(account, item);
+    }
+    this.emit(
+      'claimed',
+      claimed.map((item) => item.accountId),
+    );
   }
 
   /**

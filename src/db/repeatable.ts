@@ -187,6 +187,10 @@ export const mirrorComments: Repeatable = (() => {
  * written).
  */
 export const countryCodes: Repeatable = (() => {
+  // The code of a row from its own columns, as the mirror's writes compute it (its `computed`).
+  const code = derivedColumns('countries').find((column) => column.name === 'iso2')!.computed!;
+  const update = `update countries c set iso2 = w.iso2 from (select account_id, id, ${code} as iso2 from written) w
+     where c.account_id = w.account_id and c.id = w.id and c.iso2 is distinct from w.iso2`;
   const statements = [
     ...countryIso2Functions(),
     // After the statement, not before each row: a BEFORE ROW trigger would keep the table from
@@ -200,13 +204,10 @@ export const countryCodes: Repeatable = (() => {
     `
     create or replace function countries_set_iso2() returns trigger language plpgsql as $$
     begin
-      if pg_trigger_depth() > 1 or not exists (select from written w where w.iso2 is distinct from country_iso2(w.name)) then
+      if pg_trigger_depth() > 1 or not exists (select from written where iso2 is distinct from ${code}) then
         return null;
       end if;
-      execute format('update %1$I.countries c set iso2 = w.iso2
-                        from (select account_id, id, %1$I.country_iso2(name) as iso2 from written) w
-                       where c.account_id = w.account_id and c.id = w.id and c.iso2 is distinct from w.iso2',
-                     tg_table_schema);
+      execute ${quoteLiteral(update)};
       return null;
     end
     $$`,
@@ -215,7 +216,7 @@ export const countryCodes: Repeatable = (() => {
     'drop trigger if exists countries_iso2_update on countries',
     'create trigger countries_iso2_insert after insert on countries referencing new table as written for each statement execute function countries_set_iso2()',
     'create trigger countries_iso2_update after update on countries referencing new table as written for each statement execute function countries_set_iso2()',
-    'update countries set iso2 = country_iso2(name) where iso2 is distinct from country_iso2(name)',
+    `update countries set iso2 = ${code} where iso2 is distinct from ${code}`,
   ];
   return {
     name: 'country_codes',
