@@ -1,5 +1,6 @@
 /**
- * Applies pending migrations, then the repeatable step (src/db/repeatable.ts) where the catalogue
+ * Applies pending migrations (to an empty schema, the baseline of them in one step:
+ * src/db/baseline.ts), then the repeatable step (src/db/repeatable.ts) where the catalogue
  * changed, in one transaction under a lock, so two processes that start together both succeed:
  * the second waits, then finds nothing left to do.
  *
@@ -11,6 +12,7 @@
  */
 import { sql, type Kysely, type Transaction } from 'kysely';
 import { migrations as allMigrations, type Migration } from '../../migrations/index.js';
+import { applyBaseline, baselineCovers } from './baseline.js';
 import { withDefinitionBatch } from './definition-batch.js';
 import { REPEATABLES, staleRepeatables, type Repeatable } from './repeatable.js';
 
@@ -18,15 +20,24 @@ import { REPEATABLES, staleRepeatables, type Repeatable } from './repeatable.js'
 export interface MigrationPlan {
   migrations?: readonly Migration[];
   repeatables?: readonly Repeatable[];
+  /** Whether an empty schema is built from the baseline (src/db/baseline.ts); by default where the migrations are this version's. */
+  baseline?: boolean;
 }
 
 /** Returns the names of the migrations and repeatables it applied (empty when the schema was up to date). */
 export async function migrate(db: Kysely<any>, schema: string, plan: MigrationPlan = {}): Promise<string[]> {
-  const { migrations = allMigrations, repeatables = REPEATABLES } = plan;
+  const { migrations = allMigrations, repeatables = REPEATABLES, baseline = plan.migrations === undefined } = plan;
   return db.transaction().execute(async (trx) => {
     await lockMigrations(trx, schema);
     const pending = await pendingMigrations(trx, schema, migrations);
-    for (const migration of pending) {
+    const built = baseline && pending.length === migrations.length ? baselineCovers(migrations) : [];
+    if (built.length > 0) {
+      await applyBaseline(trx, schema);
+      await sql`insert into ${sql.id(schema, 'schema_migrations')} (name) select unnest(${built.map((m) => m.name)}::text[])`.execute(
+        trx,
+      );
+    }
+    for (const migration of pending.slice(built.length)) {
       await withDefinitionBatch(trx, (db) => migration.up(db));
       await sql`insert into ${sql.id(schema, 'schema_migrations')} (name) values (${migration.name})`.execute(trx);
     }
