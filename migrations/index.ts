@@ -24,6 +24,7 @@ import * as vat from './0019_vat.js';
 import * as fleetLeader from './0021_fleet_leader.js';
 import * as workDue from './0022_work_due.js';
 import * as accountChecks from './0023_account_checks.js';
+import * as accountChecksOnce from './0024_account_checks_once.js';
 
 export interface Migration {
   name: string;
@@ -52,4 +53,5 @@ export const migrations: Migration[] = [
   { name: '0021_fleet_leader', up: fleetLeader.up },
   { name: '0022_work_due', up: workDue.up },
   { name: '0023_account_checks', up: accountChecks.up },
+  { name: '0024_account_checks_once', up: accountChecksOnce.up },
 ];

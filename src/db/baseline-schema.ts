@@ -23,6 +23,7 @@ export const BASELINE = {
     '0021_fleet_leader',
     '0022_work_due',
     '0023_account_checks',
+    '0024_account_checks_once',
   ],
   /** The schema's name in the text below. */
   schema: 'invoice_mirror_baseline',
@@ -83,21 +84,24 @@ CREATE FUNCTION invoice_mirror_baseline.account_leases_follow_state() RETURNS tr
 CREATE FUNCTION invoice_mirror_baseline.account_rows_exist() RETURNS trigger
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
-    AS $$
-    declare
-      missing integer;
-    begin
-      execute format('select from %I.accounts a where a.id in (select w.account_id from written w) for key share', tg_table_schema);
-      execute format('select w.account_id from written w where not exists (select from %I.accounts a where a.id = w.account_id) limit 1',
-                     tg_table_schema) into missing;
-      if missing is not null then
-        raise foreign_key_violation using
-          message = format('insert or update on table "%s" names account %s, which does not exist', tg_table_name, missing),
-          hint = 'add the account first (invoice-mirror accounts add)';
-      end if;
-      return null;
-    end
-    $$;
+    AS $_$
+  declare
+    named integer[];
+    found integer[];
+    missing integer;
+  begin
+    select array_agg(distinct w.account_id) into named from written w;
+    execute format('select array_agg(a.id) from (select a.id from %I.accounts a where a.id = any($1) for key share) a',
+                   tg_table_schema) into found using named;
+    select n into missing from unnest(named) n where n <> all(coalesce(found, '{}')) limit 1;
+    if missing is not null then
+      raise foreign_key_violation using
+        message = format('insert or update on table "%s" names account %s, which does not exist', tg_table_name, missing),
+        hint = 'add the account first (invoice-mirror accounts add)';
+    end if;
+    return null;
+  end
+  $_$;
 
 CREATE FUNCTION invoice_mirror_baseline.account_rows_kept() RETURNS trigger
     LANGUAGE plpgsql SECURITY DEFINER

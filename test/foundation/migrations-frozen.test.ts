@@ -34,6 +34,7 @@ const FROZEN: Record<string, string> = {
   '0021_fleet_leader.ts': '00bba975493c70fc',
   '0022_work_due.ts': '38099a4ceb797079',
   '0023_account_checks.ts': '83c62075ec180e0d',
+  '0024_account_checks_once.ts': '6f1127fefb6a432e',
 };
 
 const sourceDir = new URL('../../migrations/', import.meta.url);

@@ -48,5 +48,18 @@ describe('statistics after a fill', () => {
       expect.arrayContaining(['account_id', 'document_id', 'document_type']),
     );
     expect(await columnsWithStatistics('products')).toEqual([]);
+
+    // From a sample (statistics target 10: at most 11 histogram bounds), unless autovacuum has
+    // analyzed the table since at the server's own target; and the target was the statement's alone.
+    const { rows: clients } = await sql<{ auto: number; bounds: number }>`
+      select s.autoanalyze_count::int as auto,
+             (select array_length(histogram_bounds::text::text[], 1) from pg_stats
+               where schemaname = current_schema() and tablename = 'clients' and attname = 'clientnr') as bounds
+        from pg_stat_user_tables s where s.schemaname = current_schema() and s.relname = 'clients'`.execute(db());
+    if (clients[0]?.auto === 0) expect(clients[0].bounds).toBeLessThanOrEqual(11);
+    const { rows: target } = await sql<{ target: string; reset: string }>`
+      select current_setting('default_statistics_target') as target, reset_val as reset
+        from pg_settings where name = 'default_statistics_target'`.execute(db());
+    expect(target[0]?.target).toBe(target[0]?.reset);
   });
 });
