@@ -1,8 +1,9 @@
-// Writes src/db/baseline-schema.ts: the schema every migration leaves, as pg_dump prints it, which
-// `migrate` runs as one text in place of replaying the migrations one by one into an empty schema
-// (src/db/baseline.ts says why). Run it after adding a migration; the baseline test
+// Writes src/db/baseline-schema.ts: the schema every migration and the repeatable step leave, as
+// pg_dump prints it, which `migrate` runs as one text in place of replaying them one by one into
+// an empty schema (src/db/baseline.ts says why). Run it after adding a migration or changing what
+// a repeatable makes (the catalogue's reports, columns, job kinds, event types); the baseline test
 // (test/foundation/baseline.test.ts) fails until it has been run, and checks that the result
-// equals the migrations replayed, on whatever server the tests run on.
+// equals the migrations and repeatables replayed, on whatever server the tests run on.
 //
 //   npm run build && DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres node scripts/baseline.mjs
 //
@@ -20,11 +21,12 @@ if (!url) throw new Error('set DATABASE_URL to a PostgreSQL server with lz4 (the
 
 const { openDatabase, migrate } = await import('../dist/src/db/index.js');
 const { migrations } = await import('../dist/migrations/index.js');
+const { REPEATABLES } = await import('../dist/src/db/repeatable.js');
 const handle = await openDatabase({ databaseUrl: url, embeddedDbDir: '', schema: PLACEHOLDER, poolSize: 1 });
 let dump;
 try {
   await handle.db.executeQuery(CompiledQuery.raw(`drop schema if exists ${PLACEHOLDER} cascade`));
-  await migrate(handle.db, PLACEHOLDER, { repeatables: [], baseline: false });
+  await migrate(handle.db, PLACEHOLDER, { baseline: false });
   dump = execFileSync(
     'pg_dump',
     [
@@ -33,7 +35,7 @@ try {
       '--inserts',
       '--no-owner',
       `--exclude-table=${PLACEHOLDER}.schema_migrations`,
-      `--exclude-table=${PLACEHOLDER}.schema_repeatables`,
+      `--exclude-table=${PLACEHOLDER}.schema_repeatables`, // recorded by \`migrate\` with the hashes below
     ],
     { encoding: 'utf8', maxBuffer: 64 * 2 ** 20 },
   );
@@ -63,10 +65,12 @@ if (!text.includes("'im_jobs_' || replace(")) throw new Error('the notification 
 const literal = (value) => `\`\n${value.replace(/[\\`]|\$\{/g, (match) => `\\${match}`)}\n\``;
 writeFileSync(
   OUTPUT,
-  `// Written by scripts/baseline.mjs (pg_dump of the schema the migrations leave): do not edit.
+  `// Written by scripts/baseline.mjs (pg_dump of the schema the migrations and the repeatable step leave): do not edit.
 export const BASELINE = {
   /** The migrations this schema stands for, in order. */
   migrations: ${JSON.stringify(migrations.map((m) => m.name))},
+  /** The repeatables it holds, with the hash of what each made (one whose hash changed since is applied again). */
+  repeatables: ${JSON.stringify(Object.fromEntries(REPEATABLES.map((r) => [r.name, r.hash])))},
   /** The schema's name in the text below. */
   schema: '${PLACEHOLDER}',
   /** Every object and seeded row, in an order that needs no other. */
@@ -78,5 +82,5 @@ export const BASELINE = {
 );
 execFileSync('npx', ['biome', 'format', '--write', OUTPUT.pathname], { stdio: 'inherit' });
 console.log(
-  `src/db/baseline-schema.ts: ${migrations.length} migrations, ${text.length} characters, ${lz4.length} lz4 columns`,
+  `src/db/baseline-schema.ts: ${migrations.length} migrations, ${REPEATABLES.length} repeatables, ${text.length} characters, ${lz4.length} lz4 columns`,
 );

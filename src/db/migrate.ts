@@ -1,6 +1,6 @@
 /**
- * Applies pending migrations (to an empty schema, the baseline of them in one step:
- * src/db/baseline.ts), then the repeatable step (src/db/repeatable.ts) where the catalogue
+ * Applies pending migrations (to an empty schema, their baseline in one step, repeatables
+ * included: src/db/baseline.ts), then the repeatable step (src/db/repeatable.ts) where the catalogue
  * changed, in one transaction under a lock, so two processes that start together both succeed:
  * the second waits, then finds nothing left to do.
  *
@@ -20,19 +20,24 @@ import { REPEATABLES, staleRepeatables, type Repeatable } from './repeatable.js'
 export interface MigrationPlan {
   migrations?: readonly Migration[];
   repeatables?: readonly Repeatable[];
-  /** Whether an empty schema is built from the baseline (src/db/baseline.ts); by default where the migrations are this version's. */
+  /** Whether an empty schema is built from the baseline (src/db/baseline.ts); by default where the migrations and repeatables are this version's. */
   baseline?: boolean;
 }
 
-/** Returns the names of the migrations and repeatables it applied (empty when the schema was up to date). */
+/** Returns the names of the migrations and repeatables it applied, the baseline's among them (empty when the schema was up to date). */
 export async function migrate(db: Kysely<any>, schema: string, plan: MigrationPlan = {}): Promise<string[]> {
-  const { migrations = allMigrations, repeatables = REPEATABLES, baseline = plan.migrations === undefined } = plan;
+  const {
+    migrations = allMigrations,
+    repeatables = REPEATABLES,
+    baseline = plan.migrations === undefined && plan.repeatables === undefined,
+  } = plan;
   return db.transaction().execute(async (trx) => {
     await lockMigrations(trx, schema);
     const pending = await pendingMigrations(trx, schema, migrations);
     const built = baseline && pending.length === migrations.length ? baselineCovers(migrations) : [];
+    const made = new Set<string>();
     if (built.length > 0) {
-      await applyBaseline(trx, schema);
+      for (const name of await applyBaseline(trx, schema)) made.add(name);
       await sql`insert into ${sql.id(schema, 'schema_migrations')} (name) select unnest(${built.map((m) => m.name)}::text[])`.execute(
         trx,
       );
@@ -43,12 +48,16 @@ export async function migrate(db: Kysely<any>, schema: string, plan: MigrationPl
     }
     const stale = await staleRepeatables(trx, schema, repeatables);
     for (const repeatable of stale) {
+      made.add(repeatable.name);
       await repeatable.apply(trx);
       await sql`
         insert into ${sql.id(schema, 'schema_repeatables')} (name, hash) values (${repeatable.name}, ${repeatable.hash})
         on conflict (name) do update set hash = excluded.hash, applied_at = now()`.execute(trx);
     }
-    return [...pending.map((migration) => migration.name), ...stale.map((repeatable) => repeatable.name)];
+    return [
+      ...pending.map((migration) => migration.name),
+      ...repeatables.filter((repeatable) => made.has(repeatable.name)).map((repeatable) => repeatable.name),
+    ];
   });
 }
 

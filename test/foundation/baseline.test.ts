@@ -1,11 +1,12 @@
 /**
- * The baseline (src/db/baseline.ts): an empty schema built from it, then brought up to date as
- * always, equals one built by replaying every migration, on whatever server the tests run on
+ * The baseline (src/db/baseline.ts): an empty schema built from it equals one built by replaying
+ * every migration and the repeatable step, on whatever server the tests run on
  * (the embedded one has no lz4, PostgreSQL 15 of Debian has): columns, keys, indexes, views,
  * functions, triggers, comments, and what schemaShape leaves out: policies, row security,
- * privileges, storage options, compression of the tables' columns, sequences, seeded rows. And it
- * stands for every migration of this version, so that adding one without running
- * scripts/baseline.mjs fails here rather than slowing every first start.
+ * privileges, storage options, compression of the tables' columns, sequences, seeded rows. It
+ * stands for every migration and repeatable of this version, so that adding a migration or
+ * changing the catalogue without running scripts/baseline.mjs fails here rather than slowing every
+ * first start; and where a repeatable changed since, that one is applied over it.
  */
 import { sql, type Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -71,8 +72,9 @@ afterAll(async () => {
 });
 
 describe('the baseline of an empty schema', () => {
-  it('stands for every migration of this version (run scripts/baseline.mjs after adding one)', () => {
+  it('stands for every migration and repeatable of this version (else run scripts/baseline.mjs)', () => {
     expect(BASELINE.migrations).toEqual(migrations.map((m) => m.name));
+    expect(BASELINE.repeatables).toEqual(Object.fromEntries(REPEATABLES.map((r) => [r.name, r.hash])));
   });
 
   it('builds the schema the migrations replayed build', async () => {
@@ -90,5 +92,36 @@ describe('the baseline of an empty schema', () => {
     expect(first).toHaveLength(2);
     expect(second.map((row) => row.channel)).not.toEqual(expect.arrayContaining(first.map((row) => row.channel)));
     expect(await migrate(db, again)).toEqual([]);
+  });
+
+  it('applies a repeatable over it where what the repeatable makes has changed since', async () => {
+    const changed = uniqueSchema('baseline');
+    const db = await open(changed);
+    try {
+      const applied: string[] = [];
+      const repeatables = REPEATABLES.map((r) =>
+        r.name === 'job_kinds'
+          ? {
+              ...r,
+              hash: `${r.hash}-changed`,
+              apply: (trx: Parameters<typeof r.apply>[0]) => {
+                applied.push(r.name);
+                return r.apply(trx);
+              },
+            }
+          : r,
+      );
+      expect(await migrate(db, changed, { repeatables, baseline: true })).toEqual([
+        ...migrations.map((m) => m.name),
+        ...REPEATABLES.map((r) => r.name),
+      ]);
+      expect(applied).toEqual(['job_kinds']);
+      const { rows } = await sql<{
+        hash: string;
+      }>`select hash from schema_repeatables where name = 'job_kinds'`.execute(db);
+      expect(rows[0]?.hash).toMatch(/-changed$/);
+    } finally {
+      await dropSchema(databaseUrl(), changed);
+    }
   });
 });
