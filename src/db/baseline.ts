@@ -32,7 +32,10 @@ export function baselineCovers(migrations: readonly Migration[]): readonly Migra
  * repeatables it holds were made from. Returns their names.
  */
 export async function applyBaseline(trx: Transaction<any>, schema: string): Promise<string[]> {
-  await sql`select set_config('check_function_bodies', 'off', true)`.execute(trx);
+  const { rows: settings } = await sql<{ was: string }>`
+    select current_setting('check_function_bodies') as was, set_config('check_function_bodies', 'off', true)`.execute(
+    trx,
+  );
   await trx.executeQuery(CompiledQuery.raw(BASELINE.definitions.replaceAll(BASELINE.schema, schema)));
   // As migrations 0006 and 0010: long values compressed with lz4 where the server has it.
   const { rows } = await sql<{ lz4: boolean }>`
@@ -40,7 +43,7 @@ export async function applyBaseline(trx: Transaction<any>, schema: string): Prom
     trx,
   );
   if (rows[0]?.lz4) await trx.executeQuery(CompiledQuery.raw(BASELINE.lz4.replaceAll(BASELINE.schema, schema)));
-  await sql`select set_config('check_function_bodies', 'on', true)`.execute(trx);
+  await sql`select set_config('check_function_bodies', ${settings[0]?.was ?? 'on'}, true)`.execute(trx);
   const made = Object.entries(BASELINE.repeatables);
   await sql`
     insert into ${sql.id(schema, 'schema_repeatables')} (name, hash)
