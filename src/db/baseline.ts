@@ -28,8 +28,9 @@ export function baselineCovers(migrations: readonly Migration[]): readonly Migra
 /**
  * Builds the baseline into `schema` (made and empty) inside the migration transaction: one text
  * by the simple protocol, as pg_dump's output runs, with function bodies checked when first run
- * rather than as they are made (they may name what is made after them); and records what the
- * repeatables it holds were made from. Returns their names.
+ * rather than as they are made (they may name what is made after them); and records the
+ * migrations it stands for and what the repeatables it holds were made from. Returns the
+ * repeatables' names.
  */
 export async function applyBaseline(trx: Transaction<any>, schema: string): Promise<string[]> {
   const { rows: settings } = await sql<{ was: string }>`
@@ -44,6 +45,9 @@ export async function applyBaseline(trx: Transaction<any>, schema: string): Prom
   );
   if (rows[0]?.lz4) await trx.executeQuery(CompiledQuery.raw(BASELINE.lz4.replaceAll(BASELINE.schema, schema)));
   await sql`select set_config('check_function_bodies', ${settings[0]?.was ?? 'on'}, true)`.execute(trx);
+  await sql`insert into ${sql.id(schema, 'schema_migrations')} (name) select unnest(${[...BASELINE.migrations]}::text[])`.execute(
+    trx,
+  );
   const made = Object.entries(BASELINE.repeatables);
   await sql`
     insert into ${sql.id(schema, 'schema_repeatables')} (name, hash)

@@ -36,12 +36,7 @@ export async function migrate(db: Kysely<any>, schema: string, plan: MigrationPl
     const pending = await pendingMigrations(trx, schema, migrations);
     const built = baseline && pending.length === migrations.length ? baselineCovers(migrations) : [];
     const made = new Set<string>();
-    if (built.length > 0) {
-      for (const name of await applyBaseline(trx, schema)) made.add(name);
-      await sql`insert into ${sql.id(schema, 'schema_migrations')} (name) select unnest(${built.map((m) => m.name)}::text[])`.execute(
-        trx,
-      );
-    }
+    if (built.length > 0) for (const name of await applyBaseline(trx, schema)) made.add(name);
     for (const migration of pending.slice(built.length)) {
       await withDefinitionBatch(trx, (db) => migration.up(db));
       await sql`insert into ${sql.id(schema, 'schema_migrations')} (name) values (${migration.name})`.execute(trx);

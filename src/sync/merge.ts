@@ -421,7 +421,7 @@ export async function touchSeen(
  * enough to plan look-ups by key, and an ANALYZE of some columns leaves the table due for
  * autovacuum's own, of every column at the server's target. A backfill of 60,000 records spent
  * 0.55 s of the server's time here with the default target (the lines analyzed after each of the
- * four document entities), 0.2 s with this one. One text: `set local` holds for its implicit
+ * four document entities), 0.15 s with this one. One text: `set local` holds for its implicit
  * transaction alone.
  */
 export async function analyzeFilled(db: Kysely<Database>, definition: EntityDefinition): Promise<void> {
